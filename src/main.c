@@ -1,0 +1,490 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * main.c - service glue: options, signals, sd_notify and the event loop.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <grp.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <systemd/sd-daemon.h>
+#include "coldplug.h"
+#include "log.h"
+#include "modload.h"
+#include "policy.h"
+#include "source.h"
+#include "tree.h"
+#include "verify.h"
+
+#define EXIT_USAGE 2
+
+enum source_kind { SOURCE_AUTO, SOURCE_UDEV, SOURCE_KERNEL };
+
+struct options {
+	enum source_kind source;
+	const char *root;
+	const char *replay;
+	const char *group;
+	mode_t mode;
+	int rcvbuf;
+	bool dry_run;
+	bool no_modprobe;
+	bool verify;
+	const char *devices_txt;
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+"Usage: capi-devd [OPTION]...\n"
+"Give CAPI 2.0 devices every name applications and devices.txt expect:\n"
+"/dev/capi20, /dev/isdn/capi20, /dev/capi/N and /dev/capi20.NN.\n"
+"\n"
+"  -s, --source=udev|kernel  where events come from (default: udev when\n"
+"                            udevd runs, kernel otherwise)\n"
+"  -r, --root=DIR            work on DIR/dev and DIR/sys (implies --no-modprobe)\n"
+"  -g, --group=NAME|GID      group of the nodes (default: dialout)\n"
+"  -m, --mode=OCTAL          mode of the nodes (default: 0660)\n"
+"  -b, --rcvbuf=BYTES[K|M]   socket receive buffer (default: 8M)\n"
+"  -M, --no-modprobe         do not load the CAPI driver at start\n"
+"  -n, --dry-run             print what would be done, change nothing\n"
+"      --replay=FILE         apply the uevents recorded in FILE (- for\n"
+"                            stdin) as --source=kernel would, then exit\n"
+"      --verify              check the live dev tree against devices.txt\n"
+"                            and the naming contract, then exit\n"
+"      --devices-txt=FILE    the devices.txt to check against\n"
+"                            (default: " DEVICES_TXT ")\n"
+"  -v, --verbose             log every event and change\n"
+"  -q, --quiet               log only errors\n"
+"  -h, --help                show this help\n"
+"  -V, --version             show the version\n"
+"\n"
+"Exit status: 0 success, 1 failure (or deviations with --verify),\n"
+"2 bad usage or configuration.  See capi-devd(8).\n");
+}
+
+static int parse_size(const char *s, int *out)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -1;
+	if (*end == 'K' || *end == 'k')
+		v <<= 10, end++;
+	else if (*end == 'M' || *end == 'm')
+		v <<= 20, end++;
+	if (*end || v < 4096 || v > INT_MAX)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+static int parse_options(int argc, char **argv, struct options *o)
+{
+	enum { OPT_REPLAY = 256, OPT_VERIFY, OPT_DEVICES_TXT };
+	static const struct option longopts[] = {
+		{ "source", required_argument, NULL, 's' },
+		{ "root", required_argument, NULL, 'r' },
+		{ "group", required_argument, NULL, 'g' },
+		{ "mode", required_argument, NULL, 'm' },
+		{ "rcvbuf", required_argument, NULL, 'b' },
+		{ "no-modprobe", no_argument, NULL, 'M' },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "replay", required_argument, NULL, OPT_REPLAY },
+		{ "verify", no_argument, NULL, OPT_VERIFY },
+		{ "devices-txt", required_argument, NULL, OPT_DEVICES_TXT },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ 0 }
+	};
+	unsigned long mode;
+	char *end;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "s:r:g:m:b:MnvqhV", longopts,
+				NULL)) != -1) {
+		switch (c) {
+		case 's':
+			if (!strcmp(optarg, "udev"))
+				o->source = SOURCE_UDEV;
+			else if (!strcmp(optarg, "kernel"))
+				o->source = SOURCE_KERNEL;
+			else {
+				log_err("--source must be udev or kernel, not \"%s\"",
+					optarg);
+				return -1;
+			}
+			break;
+		case 'r':
+			o->root = optarg;
+			break;
+		case 'g':
+			o->group = optarg;
+			break;
+		case 'm':
+			errno = 0;
+			mode = strtoul(optarg, &end, 8);
+			if (errno || *end || end == optarg || mode > 07777) {
+				log_err("--mode must be an octal mode such as 0660, not \"%s\"",
+					optarg);
+				return -1;
+			}
+			o->mode = (mode_t)mode;
+			break;
+		case 'b':
+			if (parse_size(optarg, &o->rcvbuf) < 0) {
+				log_err("--rcvbuf must be a size from 4096 to 2G such as 8M, not \"%s\"",
+					optarg);
+				return -1;
+			}
+			break;
+		case 'M':
+			o->no_modprobe = true;
+			break;
+		case 'n':
+			o->dry_run = true;
+			break;
+		case OPT_REPLAY:
+			o->replay = optarg;
+			break;
+		case OPT_VERIFY:
+			o->verify = true;
+			break;
+		case OPT_DEVICES_TXT:
+			o->devices_txt = optarg;
+			break;
+		case 'v':
+			log_max_level = LOG_DEBUG;
+			break;
+		case 'q':
+			log_max_level = LOG_ERR;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case 'V':
+			printf("capi-devd %s\n", PACKAGE_VERSION);
+			exit(0);
+		default:
+			fprintf(stderr, "Try 'capi-devd --help'.\n");
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		log_err("unexpected argument \"%s\"", argv[optind]);
+		return -1;
+	}
+	if (o->replay && o->verify) {
+		log_err("--replay and --verify cannot be combined");
+		return -1;
+	}
+	if (o->replay && o->source == SOURCE_UDEV) {
+		log_err("--replay applies events as --source=kernel does; "
+			"it cannot be combined with --source=udev");
+		return -1;
+	}
+	return 0;
+}
+
+static int resolve_group(const char *name, gid_t *gid)
+{
+	struct group *gr;
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(name, &end, 10);
+	if (!errno && *end == '\0' && end != name) {
+		*gid = (gid_t)v;
+		return 0;
+	}
+	gr = getgrnam(name);
+	if (!gr) {
+		log_err("group \"%s\" does not exist: create it (groupadd %s) "
+			"or pass --group", name, name);
+		return -1;
+	}
+	*gid = gr->gr_gid;
+	return 0;
+}
+
+struct daemon {
+	struct options *o;
+	struct tree tree;
+	char sysdir[PATH_MAX];
+	enum policy_owner owner;
+	struct source_stats st;
+	unsigned long rescans;
+	const char *source_name;
+	time_t status_at;
+};
+
+static void notify_status(struct daemon *d, bool force)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
+	if (!force && now.tv_sec == d->status_at)
+		return;
+	d->status_at = now.tv_sec;
+	sd_notifyf(0, "STATUS=source %s: %lu events, %lu bad, %lu overflows, "
+		   "%lu rescans, %lu changes, %lu names left alone",
+		   d->source_name, d->st.events, d->st.bad, d->st.overflows,
+		   d->rescans, d->tree.changes, d->tree.refused);
+}
+
+static void converge(struct daemon *d, const char *why)
+{
+	struct coldplug_result res;
+
+	coldplug(&d->tree, d->sysdir, d->owner, &res);
+	d->rescans++;
+	log_info("%s: %u control device(s), %u tty(s), %u stale link(s) removed",
+		 why, res.controls, res.ttys, res.stale);
+}
+
+static void handle(struct daemon *d, const struct capi_event *ev)
+{
+	struct name_op ops[POLICY_MAX_OPS];
+	int n = policy_names(ev, d->owner, ops);
+
+	log_debug("%s %s %s unit %u (%u:%u) seqnum %llu: %d operation(s)",
+		  ev->action == CAPI_ADD ? "add" : "remove",
+		  ev->scheme == CAPI_MODERN ? "modern" : "pre-fix",
+		  ev->kind == CAPI_CONTROL ? "control" : "tty", ev->unit,
+		  ev->major, ev->minor, ev->seqnum, n);
+	tree_apply_all(&d->tree, ops, n);
+}
+
+static int run_replay(struct daemon *d)
+{
+	struct replay_source r;
+	struct capi_event ev;
+	enum source_result res;
+
+	if (replay_source_open(&r, d->o->replay) < 0) {
+		log_err("cannot open %s: %s", d->o->replay, strerror(errno));
+		return 1;
+	}
+	while ((res = replay_source_read(&r, &ev, &d->st)) != SRC_EOF) {
+		if (res == SRC_ERROR) {
+			log_err("cannot read %s: %s", r.name, strerror(errno));
+			replay_source_close(&r);
+			return 1;
+		}
+		if (res == SRC_EVENT)
+			handle(d, &ev);
+	}
+	replay_source_close(&r);
+	log_info("replayed %lu event(s): %lu ignored, %lu bad, %lu change(s), "
+		 "%lu name(s) left alone", d->st.events, d->st.ignored,
+		 d->st.bad, d->tree.changes, d->tree.refused);
+	return 0;
+}
+
+static bool udevd_running(const char *root)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/run/udev/control", root);
+	return access(path, F_OK) == 0;
+}
+
+static int signals_open(void)
+{
+	sigset_t mask;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
+		return -1;
+	return signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+/* Returns 1 to go on, 0 to stop. */
+static int handle_signal(struct daemon *d, int sfd)
+{
+	struct signalfd_siginfo si;
+
+	while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGHUP) {
+			sd_notify(0, "RELOADING=1");
+			converge(d, "SIGHUP rescan");
+			sd_notify(0, "READY=1");
+			notify_status(d, true);
+		} else {
+			log_info("signal %d: exiting", (int)si.ssi_signo);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+static int run_daemon(struct daemon *d, enum source_kind kind)
+{
+	struct udev_source *us = NULL;
+	struct capi_event ev;
+	struct pollfd pfd[2];
+	int kfd = -1, sfd, ret = 1;
+
+	sfd = signals_open();
+	if (sfd < 0) {
+		log_err("cannot set up signals: %s", strerror(errno));
+		return 1;
+	}
+	if (kind == SOURCE_UDEV) {
+		us = udev_source_open(d->o->rcvbuf);
+		if (!us) {
+			log_err("cannot listen to udev events: %s",
+				strerror(errno));
+			goto out;
+		}
+		pfd[0].fd = udev_source_fd(us);
+	} else {
+		kfd = kernel_source_open(d->o->rcvbuf);
+		if (kfd < 0) {
+			log_err("cannot listen to kernel uevents: %s%s",
+				strerror(errno),
+				errno == EPERM ? " (run as root)" : "");
+			goto out;
+		}
+		pfd[0].fd = kfd;
+	}
+	pfd[0].events = POLLIN;
+	pfd[1].fd = sfd;
+	pfd[1].events = POLLIN;
+
+	/* Listen first, then scan: nothing falls between the two. */
+	converge(d, "start");
+	sd_notify(0, "READY=1");
+	notify_status(d, true);
+
+	for (;;) {
+		enum source_result r;
+
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			log_err("poll: %s", strerror(errno));
+			goto out;
+		}
+		if (pfd[1].revents && !handle_signal(d, sfd))
+			break;
+		if (!pfd[0].revents)
+			continue;
+		for (;;) {
+			r = us ? udev_source_read(us, &ev, &d->st) :
+				 kernel_source_read(kfd, &ev, &d->st);
+			if (r == SRC_EVENT)
+				handle(d, &ev);
+			else if (r == SRC_OVERFLOW) {
+				log_warn("events were lost (receive buffer "
+					 "full, %lu time(s) so far): rescanning",
+					 d->st.overflows);
+				converge(d, "rescan after overflow");
+			} else if (r == SRC_ERROR) {
+				log_err("reading events: %s", strerror(errno));
+				goto out;
+			} else if (r == SRC_DRAINED) {
+				break;
+			}
+		}
+		notify_status(d, false);
+	}
+	ret = 0;
+out:
+	sd_notify(0, "STOPPING=1");
+	if (us)
+		udev_source_close(us);
+	if (kfd >= 0)
+		close(kfd);
+	close(sfd);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = {
+		.source = SOURCE_AUTO,
+		.root = NULL,
+		.group = "dialout",
+		.mode = 0660,
+		.rcvbuf = 8 << 20,
+		.devices_txt = DEVICES_TXT,
+	};
+	struct daemon d = { .o = &o };
+	char devdir[PATH_MAX];
+	const char *root;
+	enum source_kind kind;
+	gid_t gid;
+	int ret;
+
+	log_init("capi-devd");
+	if (parse_options(argc, argv, &o) < 0)
+		return EXIT_USAGE;
+	root = o.root ? o.root : "";
+	if (o.root && (!*o.root || !strcmp(o.root, "/")))
+		root = "";
+
+	snprintf(devdir, sizeof(devdir), "%s/dev", root);
+	snprintf(d.sysdir, sizeof(d.sysdir), "%s/sys", root);
+
+	if (o.verify)
+		return verify_run(devdir, d.sysdir, o.devices_txt, o.group,
+				  o.mode) ? 1 : 0;
+
+	if (resolve_group(o.group, &gid) < 0)
+		return EXIT_USAGE;
+	umask(0);
+
+	d.tree.gid = gid;
+	d.tree.mode = o.mode;
+	d.tree.dry_run = o.dry_run;
+	if (tree_open(&d.tree, devdir) < 0) {
+		log_err("cannot open %s: %s", devdir, strerror(errno));
+		return EXIT_USAGE;
+	}
+
+	if (o.replay) {
+		d.owner = OWN_ALL;
+		d.source_name = "replay";
+		ret = run_replay(&d);
+		goto out;
+	}
+
+	kind = o.source;
+	if (kind == SOURCE_AUTO)
+		kind = udevd_running(root) ? SOURCE_UDEV : SOURCE_KERNEL;
+	d.owner = kind == SOURCE_UDEV ? OWN_PREFIX : OWN_ALL;
+	d.source_name = kind == SOURCE_UDEV ? "udev" : "kernel";
+	log_info("capi-devd %s: source %s, dev %s, group %s, mode %04o%s",
+		 PACKAGE_VERSION, d.source_name, devdir, o.group,
+		 (unsigned int)o.mode, o.dry_run ? ", dry run" : "");
+
+	if (o.no_modprobe || *root)
+		log_debug("not loading the CAPI driver (%s)",
+			  o.no_modprobe ? "--no-modprobe" : "--root");
+	else if (modload_capi(d.sysdir, o.dry_run) < 0)
+		log_warn("going on without the CAPI driver: names appear "
+			 "when it is loaded");
+	ret = run_daemon(&d, kind);
+out:
+	tree_close(&d.tree);
+	return ret;
+}

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * policy.c - which names a CAPI event calls for.
+ *
+ * Modern kernels (control "capi20", ttys "capi/N" from driver "capi!"):
+ *   capi20        char 68:0, group/mode      devtmpfs node; perms when we own all
+ *   isdn/capi20   -> ../capi20
+ *   capi/N        tty N, group/mode          devtmpfs node; perms when we own all
+ *   capi20.NN     -> capi/N                  NN is N printed %02u
+ *
+ * Pre-fix kernels (control "capi", ttys "capiN"): the control node "capi"
+ * is moved to "capi20" so that "capi/" can be a directory, and
+ *   capi/N        -> ../capiN
+ *   capi20.NN     -> capi/N
+ *   isdn/capi20   -> ../capi20
+ *
+ * With udevd running, 50-capi.rules makes the modern names and sets the
+ * group and mode of every node; capi-devd keeps only the pre-fix names.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "policy.h"
+
+struct ops_buf {
+	struct name_op *ops;
+	int n;
+};
+
+static struct name_op *push(struct ops_buf *b, enum op_kind kind,
+			    const char *path)
+{
+	struct name_op *op = &b->ops[b->n++];
+
+	memset(op, 0, sizeof(*op));
+	op->kind = kind;
+	snprintf(op->path, sizeof(op->path), "%s", path);
+	return op;
+}
+
+static void push_link(struct ops_buf *b, enum op_kind kind, const char *path,
+		      const char *target, enum link_shape shape)
+{
+	struct name_op *op = push(b, kind, path);
+
+	snprintf(op->target, sizeof(op->target), "%s", target);
+	op->shape = shape;
+}
+
+static void push_node(struct ops_buf *b, enum op_kind kind, const char *path,
+		      const struct capi_event *ev, bool perms)
+{
+	struct name_op *op = push(b, kind, path);
+
+	op->major = ev->major;
+	op->minor = ev->minor;
+	op->perms = perms;
+}
+
+int policy_legacy_name(unsigned int unit, char *buf, unsigned long size)
+{
+	return snprintf(buf, size, "capi20.%02u", unit);
+}
+
+static void control(struct ops_buf *b, const struct capi_event *ev,
+		    bool own_all)
+{
+	bool prefix = ev->scheme == CAPI_PREFIX;
+
+	if (ev->action == CAPI_ADD) {
+		if (prefix)
+			push(b, OP_MOVE_CONTROL, "capi");
+		/*
+		 * In pre-fix mode the node at capi20 is always ours to keep
+		 * (we moved or made it); perms only when nobody else sets them.
+		 */
+		push_node(b, OP_NODE, "capi20", ev, own_all);
+		if (prefix)
+			push(b, OP_DIR, "capi");
+		push_link(b, OP_LINK, "isdn/capi20", "../capi20", SHAPE_ISDN);
+	} else {
+		/*
+		 * The capi20 node stays: systemd-tmpfiles may have made it
+		 * from modules.devname so that opening it loads the driver.
+		 */
+		push_link(b, OP_UNLINK, "isdn/capi20", "../capi20", SHAPE_ISDN);
+		push(b, OP_RMDIR, "isdn");
+		if (prefix)
+			push(b, OP_RMDIR, "capi");
+	}
+}
+
+static void tty(struct ops_buf *b, const struct capi_event *ev, bool own_all)
+{
+	char legacy[POLICY_PATH_MAX], node[24];
+	char dirent[24], target[POLICY_PATH_MAX];
+	bool prefix = ev->scheme == CAPI_PREFIX;
+
+	policy_legacy_name(ev->unit, legacy, sizeof(legacy));
+	snprintf(dirent, sizeof(dirent), "capi/%u", ev->unit);
+	if (prefix)
+		snprintf(node, sizeof(node), "capi%u", ev->unit);
+	else
+		snprintf(node, sizeof(node), "%s", dirent);
+
+	if (ev->action == CAPI_ADD) {
+		if (prefix) {
+			push(b, OP_MOVE_CONTROL, "capi");
+			push(b, OP_DIR, "capi");
+		}
+		push_node(b, OP_NODE, node, ev, own_all);
+		if (prefix) {
+			snprintf(target, sizeof(target), "../%s", node);
+			push_link(b, OP_LINK, dirent, target, SHAPE_PREFIX_TTY);
+		}
+		push_link(b, OP_LINK, legacy, dirent, SHAPE_LEGACY);
+	} else {
+		push_link(b, OP_UNLINK, legacy, dirent, SHAPE_LEGACY);
+		if (prefix) {
+			snprintf(target, sizeof(target), "../%s", node);
+			push_link(b, OP_UNLINK, dirent, target,
+				  SHAPE_PREFIX_TTY);
+		}
+		push_node(b, OP_NODE_GONE, node, ev, false);
+		if (!prefix)
+			push(b, OP_RMDIR, "capi");
+	}
+}
+
+int policy_names(const struct capi_event *ev, enum policy_owner owner,
+		 struct name_op ops[POLICY_MAX_OPS])
+{
+	struct ops_buf b = { ops, 0 };
+	bool own_all = owner == OWN_ALL;
+
+	/* With udevd, the modern names are all the rules' business. */
+	if (!own_all && ev->scheme == CAPI_MODERN)
+		return 0;
+	if (ev->kind == CAPI_CONTROL)
+		control(&b, ev, own_all);
+	else
+		tty(&b, ev, own_all);
+	return b.n;
+}
+
+static bool digits_only(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+bool policy_link_is_ours(enum link_shape shape, const char *target)
+{
+	switch (shape) {
+	case SHAPE_LEGACY:
+		return !strncmp(target, "capi/", 5) && digits_only(target + 5);
+	case SHAPE_ISDN:
+		return !strcmp(target, "../capi20");
+	case SHAPE_PREFIX_TTY:
+		return !strncmp(target, "../capi", 7) &&
+		       digits_only(target + 7);
+	case SHAPE_NONE:
+		break;
+	}
+	return false;
+}

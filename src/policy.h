@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * policy.h - the naming policy: one event in, the names out.
+ *
+ * Pure: no I/O, no globals, no allocation.  The same event and owner
+ * always give the same list of operations; tree.c carries them out.
+ */
+#ifndef CAPI_DEVD_POLICY_H
+#define CAPI_DEVD_POLICY_H
+
+#include <stdbool.h>
+#include "event.h"
+
+#define POLICY_MAX_OPS 8
+#define POLICY_PATH_MAX 32
+
+/* Who owns which names; see OWNERSHIP in capi-devd(8). */
+enum policy_owner {
+	OWN_ALL,	/* no udevd (--source=kernel, --replay): every name */
+	OWN_PREFIX,	/* udevd runs (--source=udev): only pre-fix names */
+};
+
+enum op_kind {
+	OP_MOVE_CONTROL,	/* pre-fix: move the char 68:0 node "capi" to "capi20" */
+	OP_DIR,			/* make directory path */
+	OP_NODE,		/* char node path = devnum; make it if missing */
+	OP_LINK,		/* symlink path -> target, atomically */
+	OP_UNLINK,		/* remove symlink path if it points at target */
+	OP_NODE_GONE,		/* remove node path if it is still char devnum */
+	OP_RMDIR,		/* remove directory path if it is empty */
+};
+
+/*
+ * What a symlink of ours at a name looks like; a symlink of that shape
+ * is ours to replace, anything else at the name is foreign.
+ */
+enum link_shape {
+	SHAPE_NONE,
+	SHAPE_LEGACY,		/* capi20.NN -> capi/M */
+	SHAPE_ISDN,		/* isdn/capi20 -> ../capi20 */
+	SHAPE_PREFIX_TTY,	/* capi/N -> ../capiM */
+};
+
+struct name_op {
+	enum op_kind kind;
+	enum link_shape shape;
+	bool perms;		/* OP_NODE: set group and mode even if it exists */
+	unsigned int major, minor;
+	char path[POLICY_PATH_MAX];	/* relative to the dev root */
+	char target[POLICY_PATH_MAX];
+};
+
+/* Fill ops[] for ev; returns how many (0 means none of our business). */
+int policy_names(const struct capi_event *ev, enum policy_owner owner,
+		 struct name_op ops[POLICY_MAX_OPS]);
+
+/* Does a symlink target have the shape of one we make? */
+bool policy_link_is_ours(enum link_shape shape, const char *target);
+
+/* The legacy devices.txt name of tty unit N: "capi20.%02u". */
+int policy_legacy_name(unsigned int unit, char *buf, unsigned long size);
+
+#endif

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * source.h - event sources: the kernel's uevent netlink group, the udev
+ * monitor, and a replay file.
+ *
+ * A source hands out validated events one at a time.  Overflow (events
+ * lost in the socket) is reported so that the caller can rescan.
+ */
+#ifndef CAPI_DEVD_SOURCE_H
+#define CAPI_DEVD_SOURCE_H
+
+#include <stdio.h>
+#include "event.h"
+
+enum source_result {
+	SRC_EVENT,	/* *ev holds a CAPI event */
+	SRC_NONE,	/* not a CAPI event; read on */
+	SRC_DRAINED,	/* nothing more to read now */
+	SRC_BAD,	/* bad input, logged; nothing to do */
+	SRC_OVERFLOW,	/* events were lost: rescan */
+	SRC_EOF,	/* replay: input ended */
+	SRC_ERROR,	/* unrecoverable; errno set */
+};
+
+struct source_stats {
+	unsigned long events, ignored, bad, overflows, foreign;
+};
+
+/* Kernel netlink (no udevd). */
+int kernel_source_open(int rcvbuf);
+enum source_result kernel_source_read(int fd, struct capi_event *ev,
+				      struct source_stats *st);
+
+/* The udev monitor: events after udevd has applied its rules. */
+struct udev_source;
+struct udev_source *udev_source_open(int rcvbuf);
+int udev_source_fd(struct udev_source *s);
+enum source_result udev_source_read(struct udev_source *s,
+				    struct capi_event *ev,
+				    struct source_stats *st);
+void udev_source_close(struct udev_source *s);
+
+/* A recorded "udevadm monitor --kernel --property" stream. */
+struct replay_source {
+	FILE *in;
+	const char *name;
+	char *line;
+	size_t cap;
+	unsigned long lineno, record_line;
+};
+int replay_source_open(struct replay_source *r, const char *path);
+enum source_result replay_source_read(struct replay_source *r,
+				      struct capi_event *ev,
+				      struct source_stats *st);
+void replay_source_close(struct replay_source *r);
+
+#endif

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * source_kernel.c - the kernel's uevent netlink group.
+ *
+ * Written by hand rather than through libudev's "kernel" monitor so that
+ * the event path allocates nothing (one static buffer, events parsed in
+ * place) and sees ENOBUFS itself.  Only datagrams from the kernel are
+ * accepted: sender port 0 and credentials of uid 0.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <linux/netlink.h>
+#include "log.h"
+#include "source.h"
+#include "uevent.h"
+
+/* A uevent is at most UEVENT_BUFFER_SIZE (2048) bytes plus its header. */
+#define KERNEL_MSG_MAX 8192
+
+int kernel_source_open(int rcvbuf)
+{
+	struct sockaddr_nl addr = {
+		.nl_family = AF_NETLINK,
+		.nl_groups = 1,		/* the kernel's uevent group */
+	};
+	int one = 1;
+	int fd;
+
+	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
+		    NETLINK_KOBJECT_UEVENT);
+	if (fd < 0)
+		return -1;
+	/* FORCE needs CAP_NET_ADMIN; fall back to what rmem_max allows. */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
+		       sizeof(rcvbuf)) < 0 &&
+	    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf)) < 0)
+		log_warn("cannot set the receive buffer to %d bytes: %s",
+			 rcvbuf, strerror(errno));
+	if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0 ||
+	    bind(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+enum source_result kernel_source_read(int fd, struct capi_event *ev,
+				      struct source_stats *st)
+{
+	static char buf[KERNEL_MSG_MAX];
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(sizeof(struct ucred))];
+	} control;
+	struct sockaddr_nl from;
+	struct iovec iov = { buf, sizeof(buf) };
+	struct msghdr msg = {
+		.msg_name = &from,
+		.msg_namelen = sizeof(from),
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = &control,
+		.msg_controllen = sizeof(control),
+	};
+	struct cmsghdr *cmsg;
+	const struct ucred *cred = NULL;
+	const char *why;
+	ssize_t len;
+
+	len = recvmsg(fd, &msg, 0);
+	if (len < 0) {
+		if (errno == EAGAIN)
+			return SRC_DRAINED;
+		if (errno == EINTR)
+			return SRC_NONE;
+		if (errno == ENOBUFS) {
+			st->overflows++;
+			return SRC_OVERFLOW;
+		}
+		return SRC_ERROR;
+	}
+	for (cmsg = CMSG_FIRSTHDR(&msg); cmsg; cmsg = CMSG_NXTHDR(&msg, cmsg))
+		if (cmsg->cmsg_level == SOL_SOCKET &&
+		    cmsg->cmsg_type == SCM_CREDENTIALS)
+			cred = (const struct ucred *)CMSG_DATA(cmsg);
+
+	if (msg.msg_namelen < sizeof(from) || from.nl_pid != 0 ||
+	    !cred || cred->uid != 0) {
+		st->foreign++;
+		log_limited(LOG_WARNING,
+			    "dropped a uevent not sent by the kernel (port %u, uid %d)",
+			    from.nl_pid, cred ? (int)cred->uid : -1);
+		return SRC_NONE;
+	}
+	if (msg.msg_flags & MSG_TRUNC) {
+		st->bad++;
+		log_limited(LOG_WARNING, "dropped a truncated uevent");
+		return SRC_BAD;
+	}
+	switch (uevent_parse_kernel(buf, (size_t)len, ev, &why)) {
+	case UEVENT_OK:
+		st->events++;
+		return SRC_EVENT;
+	case UEVENT_IGNORE:
+		st->ignored++;
+		return SRC_NONE;
+	case UEVENT_BAD:
+		break;
+	}
+	st->bad++;
+	log_limited(LOG_WARNING, "bad kernel uevent: %s", why);
+	return SRC_BAD;
+}

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * uevent.c - parse and validate uevent properties.
+ *
+ * This is the one place where untrusted input (netlink datagrams, replay
+ * files, sysfs uevent files, udev properties) is checked.  Whatever leaves
+ * here as UEVENT_OK names a CAPI device by scheme, kind and unit number;
+ * the raw DEVNAME string never reaches the code that touches the disk.
+ */
+#include <string.h>
+#include "uevent.h"
+
+enum {
+	UF_ACTION = 1u << 0,
+	UF_DEVPATH = 1u << 1,
+	UF_SUBSYSTEM = 1u << 2,
+	UF_DEVNAME = 1u << 3,
+	UF_MAJOR = 1u << 4,
+	UF_MINOR = 1u << 5,
+	UF_SEQNUM = 1u << 6,
+};
+
+void uevent_reset(struct uevent_fields *f)
+{
+	f->have = 0;
+	f->overlong = NULL;
+	f->nprops = 0;
+}
+
+static void keep(struct uevent_fields *f, unsigned int bit, const char *key,
+		 char *dst, size_t dstsize, const char *val, size_t vallen)
+{
+	if (vallen >= dstsize) {
+		if (!f->overlong)
+			f->overlong = key;
+		return;
+	}
+	memcpy(dst, val, vallen);
+	dst[vallen] = '\0';
+	f->have |= bit;
+}
+
+#define KEY_IS(k, kl, lit) ((kl) == sizeof(lit) - 1 && !memcmp((k), lit, (kl)))
+
+void uevent_add(struct uevent_fields *f, const char *key, size_t keylen,
+		const char *val, size_t vallen)
+{
+	f->nprops++;
+	if (vallen >= UEVENT_VALUE_MAX && !f->overlong) {
+		/* Any over-long value makes the record suspect. */
+		f->overlong = "a property";
+	}
+	if (KEY_IS(key, keylen, "ACTION"))
+		keep(f, UF_ACTION, "ACTION", f->action, sizeof(f->action),
+		     val, vallen);
+	else if (KEY_IS(key, keylen, "DEVPATH"))
+		keep(f, UF_DEVPATH, "DEVPATH", f->devpath, sizeof(f->devpath),
+		     val, vallen);
+	else if (KEY_IS(key, keylen, "SUBSYSTEM"))
+		keep(f, UF_SUBSYSTEM, "SUBSYSTEM", f->subsystem,
+		     sizeof(f->subsystem), val, vallen);
+	else if (KEY_IS(key, keylen, "DEVNAME"))
+		keep(f, UF_DEVNAME, "DEVNAME", f->devname, sizeof(f->devname),
+		     val, vallen);
+	else if (KEY_IS(key, keylen, "MAJOR"))
+		keep(f, UF_MAJOR, "MAJOR", f->major, sizeof(f->major),
+		     val, vallen);
+	else if (KEY_IS(key, keylen, "MINOR"))
+		keep(f, UF_MINOR, "MINOR", f->minor, sizeof(f->minor),
+		     val, vallen);
+	else if (KEY_IS(key, keylen, "SEQNUM"))
+		keep(f, UF_SEQNUM, "SEQNUM", f->seqnum, sizeof(f->seqnum),
+		     val, vallen);
+}
+
+static int is_key_char(char c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+int uevent_add_line(struct uevent_fields *f, const char *line, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len && is_key_char(line[i]); i++)
+		;
+	if (i == 0 || i == len || line[i] != '=')
+		return -1;
+	uevent_add(f, line, i, line + i + 1, len - i - 1);
+	return 0;
+}
+
+/* Strict decimal: no sign, no leading zero, at most max. */
+static int parse_uint(const char *s, unsigned long max, unsigned int *out)
+{
+	unsigned long v = 0;
+
+	if (!*s || (s[0] == '0' && s[1]))
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		v = v * 10 + (unsigned long)(*s - '0');
+		if (v > max)
+			return -1;
+	}
+	*out = (unsigned int)v;
+	return 0;
+}
+
+static int safe_devname(const char *s)
+{
+	const char *p;
+
+	if (!*s || *s == '/' || strstr(s, ".."))
+		return 0;
+	for (p = s; *p; p++) {
+		char c = *p;
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+		      c == '.' || c == '/'))
+			return 0;
+	}
+	return p[-1] != '/';
+}
+
+static const char *basename_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+enum uevent_verdict uevent_finish(const struct uevent_fields *f,
+				  struct capi_event *ev, const char **why)
+{
+	const char *a = f->action;
+	const char *dn = f->devname;
+	bool tty;
+
+	if (!(f->have & UF_ACTION)) {
+		*why = "no ACTION";
+		return UEVENT_BAD;
+	}
+	if (!(f->have & UF_DEVPATH)) {
+		*why = "no DEVPATH";
+		return UEVENT_BAD;
+	}
+	if (!(f->have & UF_SUBSYSTEM)) {
+		*why = "no SUBSYSTEM";
+		return UEVENT_BAD;
+	}
+
+	if (!strcmp(a, "add") || !strcmp(a, "change")) {
+		ev->action = CAPI_ADD;
+	} else if (!strcmp(a, "remove")) {
+		ev->action = CAPI_REMOVE;
+	} else if (!strcmp(a, "bind") || !strcmp(a, "unbind") ||
+		   !strcmp(a, "move") || !strcmp(a, "online") ||
+		   !strcmp(a, "offline")) {
+		return UEVENT_IGNORE;
+	} else {
+		*why = "unknown ACTION";
+		return UEVENT_BAD;
+	}
+
+	/* Only the capi class and the capi ttys concern us. */
+	tty = !strcmp(f->subsystem, "tty");
+	if (!tty && strcmp(f->subsystem, "capi"))
+		return UEVENT_IGNORE;
+	if (tty && strncmp(basename_of(f->devpath), "capi", 4))
+		return UEVENT_IGNORE;
+	if (f->overlong) {
+		*why = "over-long property value";
+		return UEVENT_BAD;
+	}
+
+	if (!(f->have & UF_DEVNAME)) {
+		*why = "no DEVNAME";
+		return UEVENT_BAD;
+	}
+	if (!safe_devname(dn)) {
+		*why = "unsafe DEVNAME";
+		return UEVENT_BAD;
+	}
+
+	if (!strcmp(dn, "capi20") || !strcmp(dn, "capi")) {
+		if (tty) {
+			*why = "control device name on a tty";
+			return UEVENT_BAD;
+		}
+		ev->kind = CAPI_CONTROL;
+		ev->scheme = dn[4] ? CAPI_MODERN : CAPI_PREFIX;
+		ev->unit = 0;
+	} else if (!strncmp(dn, "capi", 4)) {
+		const char *num = dn + 4;
+
+		if (!tty) {
+			*why = "tty name on the capi class";
+			return UEVENT_BAD;
+		}
+		ev->kind = CAPI_TTY;
+		ev->scheme = CAPI_PREFIX;
+		if (*num == '/') {
+			ev->scheme = CAPI_MODERN;
+			num++;
+		}
+		if (parse_uint(num, CAPI_UNIT_MAX, &ev->unit)) {
+			*why = "bad tty unit number";
+			return UEVENT_BAD;
+		}
+	} else {
+		*why = "not a CAPI device name";
+		return UEVENT_BAD;
+	}
+
+	if ((f->have & (UF_MAJOR | UF_MINOR)) != (UF_MAJOR | UF_MINOR)) {
+		*why = "no MAJOR/MINOR";
+		return UEVENT_BAD;
+	}
+	if (parse_uint(f->major, 4095, &ev->major) ||
+	    parse_uint(f->minor, CAPI_UNIT_MAX, &ev->minor)) {
+		*why = "bad MAJOR/MINOR";
+		return UEVENT_BAD;
+	}
+	if (ev->kind == CAPI_CONTROL && (ev->major != CAPI_CONTROL_MAJOR ||
+					 ev->minor != CAPI_CONTROL_MINOR)) {
+		*why = "control device is not char 68:0";
+		return UEVENT_BAD;
+	}
+
+	ev->seqnum = 0;
+	if (f->have & UF_SEQNUM) {
+		unsigned long long v = 0;
+		const char *p;
+
+		for (p = f->seqnum; *p >= '0' && *p <= '9'; p++)
+			v = v * 10 + (unsigned long long)(*p - '0');
+		ev->seqnum = v;
+	}
+	return UEVENT_OK;
+}
+
+enum uevent_verdict uevent_parse_kernel(const char *buf, size_t len,
+					struct capi_event *ev,
+					const char **why)
+{
+	struct uevent_fields f;
+	const char *p = buf, *end = buf + len;
+	const char *nul;
+
+	uevent_reset(&f);
+	/* The first string is the "action@devpath" summary. */
+	nul = memchr(p, '\0', len);
+	if (!nul || !memchr(p, '@', (size_t)(nul - p))) {
+		*why = "kernel message without action@devpath header";
+		return UEVENT_BAD;
+	}
+	for (p = nul + 1; p < end; p = nul + 1) {
+		nul = memchr(p, '\0', (size_t)(end - p));
+		if (!nul)
+			nul = end;
+		if (nul > p && uevent_add_line(&f, p, (size_t)(nul - p)) < 0) {
+			*why = "kernel message with a property that is not KEY=VALUE";
+			return UEVENT_BAD;
+		}
+	}
+	return uevent_finish(&f, ev, why);
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * uevent.h - turn KEY=VALUE properties into a validated struct capi_event.
+ *
+ * The collector holds fixed-size copies of the few properties we read, so
+ * parsing allocates nothing.  Sources feed it one property at a time and
+ * then ask for a verdict.
+ */
+#ifndef CAPI_DEVD_UEVENT_H
+#define CAPI_DEVD_UEVENT_H
+
+#include <stddef.h>
+#include "event.h"
+
+/* Longest property value we keep; longer values make the record bad. */
+#define UEVENT_VALUE_MAX 1024
+
+struct uevent_fields {
+	char action[16];
+	char devpath[UEVENT_VALUE_MAX];
+	char subsystem[32];
+	char devname[CAPI_DEVNAME_MAX];
+	char major[12];
+	char minor[12];
+	char seqnum[24];
+	unsigned int have;	/* bit set of UF_* */
+	const char *overlong;	/* key of the first over-long value, or NULL */
+	size_t nprops;
+};
+
+enum uevent_verdict {
+	UEVENT_OK,	/* a CAPI event: *ev is filled in */
+	UEVENT_IGNORE,	/* valid, but not about a CAPI device, or no naming work */
+	UEVENT_BAD,	/* malformed: *why says what is wrong */
+};
+
+void uevent_reset(struct uevent_fields *f);
+/* Record one property; key and value need not be NUL-terminated. */
+void uevent_add(struct uevent_fields *f, const char *key, size_t keylen,
+		const char *val, size_t vallen);
+/* Split "KEY=VALUE" and record it; returns 0, or -1 if it is no such line. */
+int uevent_add_line(struct uevent_fields *f, const char *line, size_t len);
+enum uevent_verdict uevent_finish(const struct uevent_fields *f,
+				  struct capi_event *ev, const char **why);
+
+/*
+ * Parse one kernel netlink datagram ("action@devpath\0KEY=VALUE\0...").
+ * The caller has already checked that the kernel sent it.
+ */
+enum uevent_verdict uevent_parse_kernel(const char *buf, size_t len,
+					struct capi_event *ev,
+					const char **why);
+
+#endif
