@@ -39,6 +39,7 @@ struct options {
 	bool dry_run;
 	bool no_modprobe;
 	bool verify;
+	bool load_driver;
 	const char *devices_txt;
 };
 
@@ -56,6 +57,7 @@ static void usage(FILE *out)
 "  -m, --mode=OCTAL          mode of the nodes (default: 0660)\n"
 "  -b, --rcvbuf=BYTES[K|M]   socket receive buffer (default: 8M)\n"
 "  -M, --no-modprobe         do not load the CAPI driver at start\n"
+"      --load-driver         load the CAPI driver if missing, then exit\n"
 "  -n, --dry-run             print what would be done, change nothing\n"
 "      --replay=FILE         apply the uevents recorded in FILE (- for\n"
 "                            stdin) as --source=kernel would, then exit\n"
@@ -93,7 +95,7 @@ static int parse_size(const char *s, int *out)
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	enum { OPT_REPLAY = 256, OPT_VERIFY, OPT_DEVICES_TXT };
+	enum { OPT_REPLAY = 256, OPT_VERIFY, OPT_DEVICES_TXT, OPT_LOAD };
 	static const struct option longopts[] = {
 		{ "source", required_argument, NULL, 's' },
 		{ "root", required_argument, NULL, 'r' },
@@ -104,6 +106,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "replay", required_argument, NULL, OPT_REPLAY },
 		{ "verify", no_argument, NULL, OPT_VERIFY },
+		{ "load-driver", no_argument, NULL, OPT_LOAD },
 		{ "devices-txt", required_argument, NULL, OPT_DEVICES_TXT },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -164,6 +167,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case OPT_VERIFY:
 			o->verify = true;
 			break;
+		case OPT_LOAD:
+			o->load_driver = true;
+			break;
 		case OPT_DEVICES_TXT:
 			o->devices_txt = optarg;
 			break;
@@ -188,8 +194,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 		log_err("unexpected argument \"%s\"", argv[optind]);
 		return -1;
 	}
-	if (o->replay && o->verify) {
-		log_err("--replay and --verify cannot be combined");
+	if ((o->replay != NULL) + o->verify + o->load_driver > 1) {
+		log_err("--replay, --verify and --load-driver are separate jobs: "
+			"give one");
 		return -1;
 	}
 	if (o->replay && o->source == SOURCE_UDEV) {
@@ -445,9 +452,19 @@ int main(int argc, char **argv)
 	snprintf(devdir, sizeof(devdir), "%s/dev", root);
 	snprintf(d.sysdir, sizeof(d.sysdir), "%s/sys", root);
 
-	if (o.verify)
-		return verify_run(devdir, d.sysdir, o.devices_txt, o.group,
-				  o.mode) ? 1 : 0;
+	if (o.verify) {
+		ret = verify_run(devdir, d.sysdir, o.devices_txt, o.group,
+				 o.mode);
+		return ret < 0 ? EXIT_USAGE : ret > 0 ? 1 : 0;
+	}
+	if (o.load_driver) {
+		if (*root) {
+			log_err("--load-driver works on the running kernel; "
+				"it cannot be combined with --root");
+			return EXIT_USAGE;
+		}
+		return modload_capi(d.sysdir, o.dry_run) < 0 ? 1 : 0;
+	}
 
 	if (resolve_group(o.group, &gid) < 0)
 		return EXIT_USAGE;

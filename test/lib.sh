@@ -1,0 +1,93 @@
+# lib.sh - shared helpers for the replay tests: TAP output and checks on
+# the tree that capi-devd made under a temporary root.
+# Sourced by test/*.sh; CAPI_DEVD and TESTDIR come from the Makefile.
+
+set -u
+: "${CAPI_DEVD:?run through make check, or set CAPI_DEVD}"
+: "${TESTDIR:=$(cd "$(dirname "$0")" && pwd)}"
+FIX="$TESTDIR/fixtures"
+
+if [ "$(id -u)" != 0 ]; then
+	# Nodes are made with mknod, which needs CAP_MKNOD: a root-only test.
+	echo "Bail out! these tests make device nodes: run make check as root"
+	exit 99
+fi
+
+T_N=0
+T_FAILED=0
+ROOT=$(mktemp -d "${TMPDIR:-/tmp}/capi-devd-test.XXXXXX")
+trap 'rm -rf "$ROOT"' EXIT
+mkdir -p "$ROOT/dev" "$ROOT/sys"
+GID=4242		# any group will do; numeric, so no /etc/group entry
+LOG="$ROOT/log"
+
+pass() { T_N=$((T_N + 1)); echo "ok $T_N - $*"; }
+fail() { T_N=$((T_N + 1)); T_FAILED=$((T_FAILED + 1)); echo "not ok $T_N - $*"; }
+diag() { sed 's/^/#   /'; }
+done_testing() { echo "1..$T_N"; [ "$T_FAILED" = 0 ]; exit $?; }
+
+# Run capi-devd against $ROOT; stderr goes to $LOG.
+devd() { "$CAPI_DEVD" --root="$ROOT" --group="$GID" --mode=0660 "$@" 2>"$LOG"; }
+replay() { devd --replay="$1"; }
+
+# Events written on the fly: ev ACTION DEVNAME MAJOR MINOR
+ev() {
+	local action=$1 name=$2 maj=$3 min=$4 subsys=tty sysname
+	case $name in capi20|capi) subsys=capi ;; esac
+	sysname=$(printf '%s' "$name" | tr / !)
+	printf 'KERNEL[1.0] %s /devices/virtual/%s/%s (%s)\n' "$action" "$subsys" "$sysname" "$subsys"
+	printf 'ACTION=%s\nDEVPATH=/devices/virtual/%s/%s\nSUBSYSTEM=%s\n' "$action" "$subsys" "$sysname" "$subsys"
+	printf 'MAJOR=%s\nMINOR=%s\nDEVNAME=%s\nSEQNUM=1\n\n' "$maj" "$min" "$name"
+}
+
+# The tree as "type mode gid path [-> target]" lines, sorted.
+tree() {
+	(cd "$ROOT/dev" && find . -mindepth 1 ! -name '.#*' -printf '%y %m %G %P %l\n' | sort -k4)
+}
+
+# Checks; each is one TAP line.
+is_link() {	# is_link NAME TARGET
+	local got
+	got=$(readlink "$ROOT/dev/$1" 2>/dev/null)
+	if [ -L "$ROOT/dev/$1" ] && [ "$got" = "$2" ]; then
+		pass "/dev/$1 -> $2"
+	else
+		fail "/dev/$1 -> $2 (got '${got:-nothing}')"
+	fi
+}
+is_node() {	# is_node NAME MAJOR MINOR
+	local got
+	got=$(stat -c '%F %t:%T %a %g' "$ROOT/dev/$1" 2>/dev/null)
+	local want
+	want=$(printf 'character special file %x:%x 660 %s' "$2" "$3" "$GID")
+	if [ "$got" = "$want" ]; then
+		pass "/dev/$1 is char $2:$3, group $GID, mode 0660"
+	else
+		fail "/dev/$1 is char $2:$3, group $GID, mode 0660 (got '${got:-nothing}')"
+	fi
+}
+is_dir() {
+	if [ -d "$ROOT/dev/$1" ] && [ ! -L "$ROOT/dev/$1" ]; then pass "/dev/$1 is a directory"
+	else fail "/dev/$1 is a directory"; fi
+}
+absent() {
+	if [ ! -e "$ROOT/dev/$1" ] && [ ! -L "$ROOT/dev/$1" ]; then pass "/dev/$1 is absent"
+	else fail "/dev/$1 is absent (found $(stat -c %F "$ROOT/dev/$1"))"; fi
+}
+# Every symlink under dev resolves.
+no_dangling() {
+	local d
+	d=$(cd "$ROOT/dev" && find . -xtype l)
+	if [ -z "$d" ]; then pass "nothing dangles"
+	else fail "nothing dangles: $(echo $d)"; fi
+}
+same_tree() {	# same_tree FILE-WITH-EXPECTED-TREE DESCRIPTION
+	local got
+	got=$(tree)
+	if [ "$got" = "$(cat "$1")" ]; then pass "$2"
+	else fail "$2"; diff -u "$1" - <<<"$got" | diag; fi
+}
+log_has() {	# log_has REGEX DESCRIPTION
+	if grep -Eq -- "$1" "$LOG"; then pass "$2"
+	else fail "$2"; diag <"$LOG"; fi
+}

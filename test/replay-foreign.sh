@@ -1,0 +1,53 @@
+#!/bin/bash
+# Ownership: what stands at one of our names and is not ours is left
+# alone with a warning naming it; nothing is made outside the dev root.
+. "${TESTDIR:-$(dirname "$0")}/lib.sh"
+
+echo precious >"$ROOT/dev/capi20.05"
+ln -s /dev/ttyS0 "$ROOT/dev/capi20.06"
+mkdir "$ROOT/dev/capi20.07"
+mkfifo "$ROOT/dev/capi20.08"
+ln -s capi/99 "$ROOT/dev/capi20.09"		# our shape, wrong unit: ours to fix
+mkdir -p "$ROOT/outside"
+ln -s ../outside "$ROOT/dev/isdn"		# escape attempt through a symlinked directory
+{
+	ev add capi20 68 0
+	for n in 5 6 7 8 9; do ev add "capi/$n" 240 "$n"; done
+} | devd --replay=-
+
+if [ "$(cat "$ROOT/dev/capi20.05")" = precious ]; then pass "a regular file is kept"
+else fail "a regular file is kept"; fi
+is_link capi20.06 /dev/ttyS0
+is_dir capi20.07
+if [ -p "$ROOT/dev/capi20.08" ]; then pass "a FIFO is kept"; else fail "a FIFO is kept"; fi
+is_link capi20.09 capi/9
+if [ -z "$(ls -A "$ROOT/outside")" ]; then pass "nothing made through the isdn symlink"
+else fail "nothing made through the isdn symlink"; ls -la "$ROOT/outside" | diag; fi
+is_link isdn ../outside
+log_has "$ROOT/dev/capi20.05 is a regular file, not ours: left alone" "warns about the file, by path"
+log_has "$ROOT/dev/capi20.06 is a symlink to \"/dev/ttyS0\", not ours: left alone" "warns about the foreign symlink"
+log_has "$ROOT/dev/capi20.07 is a directory, not ours" "warns about the directory"
+log_has "$ROOT/dev/isdn is not a directory, not ours" "warns about the symlinked directory"
+
+# Removes take only our own link to this very device.
+{ for n in 5 6 7 8; do ev remove "capi/$n" 240 "$n"; done; } | devd --replay=-
+if [ -f "$ROOT/dev/capi20.05" ]; then pass "remove keeps the file"; else fail "remove keeps the file"; fi
+is_link capi20.06 /dev/ttyS0
+ln -sfn capi/10 "$ROOT/dev/capi20.09"
+{ ev remove capi/9 240 9; } | devd --replay=-
+is_link capi20.09 capi/10
+
+# A foreign file where a node belongs: no link is pointed at it.
+rm -rf "$ROOT/dev" && mkdir -p "$ROOT/dev/capi"
+echo junk >"$ROOT/dev/capi/3"
+{ ev add capi/3 240 3; } | devd --replay=-
+absent capi20.03
+log_has "$ROOT/dev/capi/3 is a regular file, not ours" "warns about the file at the node's name"
+
+# A leftover temporary name from a crash does not stop us.
+rm -rf "$ROOT/dev" && mkdir "$ROOT/dev"
+ln -s junk "$ROOT/dev/.#capi-devd.capi20.02"
+{ ev add capi/2 240 2; } | devd --replay=-
+is_link capi20.02 capi/2
+
+done_testing

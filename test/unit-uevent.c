@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* unit-uevent.c - parsing and validation of uevent properties. */
+#include <string.h>
+#include "tap.h"
+#include "uevent.h"
+
+/* Build a record from "KEY=VALUE" lines separated by '|'. */
+static enum uevent_verdict record(const char *props, struct capi_event *ev,
+				  const char **why)
+{
+	struct uevent_fields f;
+	const char *p = props, *bar;
+
+	uevent_reset(&f);
+	while (*p) {
+		bar = strchr(p, '|');
+		if (!bar)
+			bar = p + strlen(p);
+		uevent_add_line(&f, p, (size_t)(bar - p));
+		p = *bar ? bar + 1 : bar;
+	}
+	*why = "";
+	return uevent_finish(&f, ev, why);
+}
+
+#define TTY "ACTION=add|DEVPATH=/devices/virtual/tty/capi!7|SUBSYSTEM=tty|MAJOR=240|MINOR=7|"
+
+static void bad(const char *props, const char *want_why)
+{
+	struct capi_event ev;
+	const char *why;
+	enum uevent_verdict v = record(props, &ev, &why);
+
+	ok(v == UEVENT_BAD && !strcmp(why, want_why), "bad: %s (%s)",
+	   want_why, why);
+}
+
+int main(void)
+{
+	struct capi_event ev;
+	const char *why;
+	char big[2048], msg[512];
+	size_t len;
+
+	ok(record(TTY "DEVNAME=capi/7|SEQNUM=42", &ev, &why) == UEVENT_OK,
+	   "modern tty parses");
+	is_int(ev.kind, CAPI_TTY, "kind tty");
+	is_int(ev.scheme, CAPI_MODERN, "scheme modern");
+	is_int(ev.unit, 7, "unit 7");
+	is_int(ev.major, 240, "major");
+	is_int(ev.seqnum, 42, "seqnum");
+
+	ok(record("ACTION=remove|DEVPATH=/devices/virtual/tty/capi123|"
+		  "SUBSYSTEM=tty|MAJOR=240|MINOR=123|DEVNAME=capi123",
+		  &ev, &why) == UEVENT_OK && ev.scheme == CAPI_PREFIX &&
+	   ev.unit == 123 && ev.action == CAPI_REMOVE,
+	   "pre-fix tty capi123 remove");
+	ok(record("ACTION=add|DEVPATH=/devices/virtual/capi/capi|"
+		  "SUBSYSTEM=capi|MAJOR=68|MINOR=0|DEVNAME=capi",
+		  &ev, &why) == UEVENT_OK && ev.kind == CAPI_CONTROL &&
+	   ev.scheme == CAPI_PREFIX, "pre-fix control device");
+	ok(record("ACTION=change|DEVPATH=/devices/virtual/capi/capi20|"
+		  "SUBSYSTEM=capi|MAJOR=68|MINOR=0|DEVNAME=capi20",
+		  &ev, &why) == UEVENT_OK && ev.action == CAPI_ADD &&
+	   ev.scheme == CAPI_MODERN, "change is applied like add");
+
+	ok(record("ACTION=add|DEVPATH=/devices/platform/serial8250/tty/ttyS0|"
+		  "SUBSYSTEM=tty|MAJOR=4|MINOR=64|DEVNAME=ttyS0", &ev, &why) ==
+	   UEVENT_IGNORE, "other ttys are ignored");
+	ok(record("ACTION=add|DEVPATH=/module/kernelcapi|SUBSYSTEM=module",
+		  &ev, &why) == UEVENT_IGNORE, "module events are ignored");
+	ok(record("ACTION=bind|DEVPATH=/devices/virtual/capi/capi20|"
+		  "SUBSYSTEM=capi", &ev, &why) == UEVENT_IGNORE,
+	   "bind is ignored");
+
+	bad("DEVPATH=/devices/virtual/tty/capi!7|SUBSYSTEM=tty|DEVNAME=capi/7",
+	    "no ACTION");
+	bad("ACTION=add|SUBSYSTEM=tty|DEVNAME=capi/7", "no DEVPATH");
+	bad("ACTION=add|DEVPATH=/devices/virtual/tty/capi!7|DEVNAME=capi/7",
+	    "no SUBSYSTEM");
+	bad(TTY, "no DEVNAME");
+	bad("ACTION=frob|DEVPATH=/devices/virtual/tty/capi!7|SUBSYSTEM=tty|"
+	    "DEVNAME=capi/7", "unknown ACTION");
+	bad(TTY "DEVNAME=capi/../../etc/passwd", "unsafe DEVNAME");
+	bad(TTY "DEVNAME=/capi/7", "unsafe DEVNAME");
+	bad(TTY "DEVNAME=capi/7;rm", "unsafe DEVNAME");
+	bad(TTY "DEVNAME=capi/7 x", "unsafe DEVNAME");
+	bad(TTY "DEVNAME=capi/", "unsafe DEVNAME");
+	bad(TTY "DEVNAME=capi/07", "bad tty unit number");
+	bad(TTY "DEVNAME=capi/x", "bad tty unit number");
+	bad(TTY "DEVNAME=capi/99999999", "bad tty unit number");
+	bad(TTY "DEVNAME=capi/-1", "bad tty unit number");
+	bad(TTY "DEVNAME=capi/1/2", "bad tty unit number");
+	bad(TTY "DEVNAME=isdn/capi20", "not a CAPI device name");
+	bad("ACTION=add|DEVPATH=/devices/virtual/tty/capi!7|SUBSYSTEM=tty|"
+	    "DEVNAME=capi/7", "no MAJOR/MINOR");
+	bad("ACTION=add|DEVPATH=/devices/virtual/tty/capi!7|SUBSYSTEM=tty|"
+	    "MAJOR=x|MINOR=7|DEVNAME=capi/7", "bad MAJOR/MINOR");
+	bad("ACTION=add|DEVPATH=/devices/virtual/capi/capi20|SUBSYSTEM=capi|"
+	    "MAJOR=69|MINOR=0|DEVNAME=capi20", "control device is not char 68:0");
+	bad("ACTION=add|DEVPATH=/devices/virtual/tty/capi20|SUBSYSTEM=tty|"
+	    "MAJOR=68|MINOR=0|DEVNAME=capi20", "control device name on a tty");
+
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	memcpy(big, TTY "DEVNAME=capi/7|X=", strlen(TTY "DEVNAME=capi/7|X="));
+	bad(big, "over-long property value");
+
+	/* A kernel datagram: "action@devpath" header, NUL-separated props. */
+	len = (size_t)snprintf(msg, sizeof(msg),
+		"add@/devices/virtual/tty/capi!3%cACTION=add%c"
+		"DEVPATH=/devices/virtual/tty/capi!3%cSUBSYSTEM=tty%c"
+		"MAJOR=240%cMINOR=3%cDEVNAME=capi/3%cSEQNUM=9", 0, 0, 0, 0,
+		0, 0, 0);
+	ok(uevent_parse_kernel(msg, len, &ev, &why) == UEVENT_OK &&
+	   ev.unit == 3 && ev.seqnum == 9, "kernel datagram parses");
+	ok(uevent_parse_kernel("ACTION=add", 10, &ev, &why) == UEVENT_BAD,
+	   "kernel datagram without header is bad");
+	return tap_done();
+}
