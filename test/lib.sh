@@ -29,6 +29,8 @@ done_testing() { echo "1..$T_N"; [ "$T_FAILED" = 0 ]; exit $?; }
 # Run capi-devd against $ROOT; stderr goes to $LOG.
 devd() { "$CAPI_DEVD" --root="$ROOT" --group="$GID" --mode=0660 "$@" 2>"$LOG"; }
 replay() { devd --replay="$1"; }
+# Start the daemon in the background; its pid goes to $pid.
+devd_bg() { "$CAPI_DEVD" --root="$ROOT" --group="$GID" --mode=0660 "$@" 2>"$LOG" & pid=$!; }
 
 # Events written on the fly: ev ACTION DEVNAME MAJOR MINOR
 ev() {

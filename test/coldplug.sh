@@ -1,0 +1,101 @@
+#!/bin/bash
+# The daemon: coldplug at start (missing names made, stale links of an
+# earlier run removed), SIGHUP rescans, SIGTERM exits cleanly.
+# Devices come from a fake sysfs under the root; the daemon listens on the
+# kernel's uevent group (--source=kernel), which only receives here.
+. "${TESTDIR:-$(dirname "$0")}/lib.sh"
+
+sysdev() {	# sysdev CLASS SYSNAME MAJOR MINOR DEVNAME
+	mkdir -p "$ROOT/sys/class/$1/$2"
+	printf 'MAJOR=%s\nMINOR=%s\nDEVNAME=%s\n' "$3" "$4" "$5" >"$ROOT/sys/class/$1/$2/uevent"
+}
+wait_for() {	# wait_for TEST-EXPRESSION: up to 5 s
+	local i
+	for i in $(seq 50); do
+		eval "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+sysdev capi capi20 68 0 capi20
+sysdev tty 'capi!0' 240 0 capi/0
+sysdev tty 'capi!3' 240 3 capi/3
+sysdev tty ttyS0 4 64 ttyS0
+mkdir -p "$ROOT/dev/capi" "$ROOT/dev/isdn"
+mknod "$ROOT/dev/capi20" c 68 0
+mknod "$ROOT/dev/capi/0" c 240 0
+mknod "$ROOT/dev/capi/3" c 240 3
+# Left by an earlier run: a stale link, a right one, a foreign one.
+ln -s capi/5 "$ROOT/dev/capi20.05"
+ln -s capi/0 "$ROOT/dev/capi20.00"
+ln -s /somewhere "$ROOT/dev/capi20.09"
+
+devd_bg --source=kernel --no-modprobe
+if wait_for '[ -L "$ROOT/dev/capi20.03" ]'; then pass "start: the missing capi20.03 is made"
+else fail "start: the missing capi20.03 is made"; diag <"$LOG"; fi
+is_link capi20.03 capi/3
+is_link capi20.00 capi/0
+absent capi20.05
+is_link capi20.09 /somewhere
+is_link isdn/capi20 ../capi20
+is_node capi/3 240 3
+is_node capi20 68 0
+log_has "removed stale link $ROOT/dev/capi20.05" "the stale link is logged"
+log_has "start: 1 control device\(s\), 2 tty\(s\), 1 stale link\(s\) removed" "the start summary counts"
+
+# A device appears while nobody tells us: SIGHUP rescans.
+sysdev tty 'capi!42' 240 42 capi/42
+mknod "$ROOT/dev/capi/42" c 240 42
+rm "$ROOT/sys/class/tty/capi!3" -r
+kill -HUP $pid
+if wait_for '[ -L "$ROOT/dev/capi20.42" ] && [ ! -L "$ROOT/dev/capi20.03" ]'; then
+	pass "SIGHUP: capi20.42 made, capi20.03 of the vanished tty removed"
+else fail "SIGHUP: capi20.42 made, capi20.03 of the vanished tty removed"; diag <"$LOG"; fi
+
+kill -TERM $pid
+wait $pid
+rc=$?
+if [ $rc = 0 ]; then pass "SIGTERM: exit 0"; else fail "SIGTERM: exit 0 (got $rc)"; fi
+log_has "signal 15: exiting" "SIGTERM is logged"
+
+# Restart after the driver went away: every link of ours goes.
+rm -rf "$ROOT/sys/class/capi" "$ROOT/sys/class/tty/capi!"*
+devd_bg --source=kernel --no-modprobe
+if wait_for '[ ! -L "$ROOT/dev/capi20.00" ] && [ ! -L "$ROOT/dev/capi20.42" ] && [ ! -L "$ROOT/dev/isdn/capi20" ]'; then
+	pass "restart without devices: capi20.00, capi20.42 and isdn/capi20 removed"
+else fail "restart without devices: capi20.00, capi20.42 and isdn/capi20 removed"; tree | diag; fi
+is_link capi20.09 /somewhere
+kill -INT $pid
+wait $pid
+rc=$?
+if [ $rc = 0 ]; then pass "SIGINT: exit 0"; else fail "SIGINT: exit 0 (got $rc)"; fi
+
+# Pre-fix sysfs at start: the collision is resolved by the coldplug.
+rm -rf "$ROOT/dev" "$ROOT/sys" && mkdir -p "$ROOT/dev" "$ROOT/sys"
+sysdev capi capi 68 0 capi
+sysdev tty capi2 241 2 capi2
+mknod "$ROOT/dev/capi" c 68 0
+mknod "$ROOT/dev/capi2" c 241 2
+devd_bg --source=kernel --no-modprobe
+if wait_for '[ -L "$ROOT/dev/capi20.02" ]'; then pass "pre-fix coldplug: names made"
+else fail "pre-fix coldplug: names made"; diag <"$LOG"; fi
+is_dir capi
+is_link capi/2 ../capi2
+is_node capi20 68 0
+kill $pid; wait $pid
+
+# With udevd (--source=udev) the modern names are the rules': a coldplug
+# touches none of them, not even a missing one.
+rm -rf "$ROOT/dev" "$ROOT/sys" && mkdir -p "$ROOT/dev/capi" "$ROOT/sys"
+sysdev capi capi20 68 0 capi20
+sysdev tty 'capi!1' 240 1 capi/1
+mknod "$ROOT/dev/capi/1" c 240 1
+mknod "$ROOT/dev/capi20" c 68 0
+devd_bg --source=udev --no-modprobe
+sleep 1
+absent capi20.01
+absent isdn/capi20
+kill $pid; wait $pid
+
+done_testing

@@ -1,0 +1,592 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * capisim-smoke - drive the capisim test controller through /dev/capi20.
+ *
+ * Runs inside the test VM, with kernelcapi and capisim loaded and debugfs
+ * mounted.  Uses the raw /dev/capi20 interface (ioctl, read, write), so it
+ * needs no CAPI library and can be linked statically:
+ *
+ *	gcc -static -O2 -Wall -o capisim-smoke capisim-smoke.c
+ *
+ * Usage: capisim-smoke [-d DEV] [-c CONTROLLER] [-n CALLS] [-D DEBUGFS_DIR]
+ *                      [-T TTY_PREFIX]
+ *   DEV          control device (default /dev/capi20)
+ *   CONTROLLER   CAPI controller number (default 1)
+ *   CALLS        simultaneous outgoing calls with a tty each (default 2)
+ *   DEBUGFS_DIR  default /sys/kernel/debug/capisim/ctrCONTROLLER
+ *   TTY_PREFIX   tty of unit N is TTY_PREFIX N (default /dev/capi/)
+ *
+ * Checks: registration and profile; LISTEN; CALLS outgoing calls with a B3
+ * connection and a tty (CAPIFLAG_HIGHJACKING) each, data written to each
+ * tty read back from it; the CAPI Info values of bad requests (wrong PLCI
+ * and NCCI, malformed message, channels exhausted, NCCI exhausted, a
+ * request that does not exist); an incoming call from debugfs answered
+ * with a remote B3 connection and cleared by a remote hangup; local
+ * disconnection of everything.  Output is TAP; exit status 0 when all
+ * passed.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capi.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <termios.h>
+#include <unistd.h>
+
+#define CMD(c, s)	(((c) << 8) | (s))
+#define REQ	0x80
+#define CONF	0x81
+#define IND	0x82
+#define RESP	0x83
+#define C_ALERT			0x01
+#define C_CONNECT		0x02
+#define C_CONNECT_ACTIVE	0x03
+#define C_DISCONNECT		0x04
+#define C_LISTEN		0x05
+#define C_CONNECT_B3		0x82
+#define C_CONNECT_B3_ACTIVE	0x83
+#define C_DISCONNECT_B3		0x84
+#define C_DATA_B3		0x86
+
+#define MAXCALLS 255
+
+static int tap_n, tap_failed;
+static int capifd;
+static unsigned int ctrl = 1;
+static uint16_t applid, msgnum;
+static const char *debugfs_dir;
+static const char *tty_prefix = "/dev/capi/";
+
+static void ok(int cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	tap_n++;
+	if (!cond)
+		tap_failed++;
+	printf("%s %d - ", cond ? "ok" : "not ok", tap_n);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
+static void bail(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("Bail out! ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf(" (%s)\n", strerror(errno));
+	exit(2);
+}
+
+/* -------- messages -------- */
+
+struct msg {
+	uint8_t b[4096];
+	unsigned int len;
+};
+
+static uint16_t get16(const uint8_t *p)
+{
+	return p[0] | p[1] << 8;
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void put8(struct msg *m, uint8_t v)
+{
+	m->b[m->len++] = v;
+}
+
+static void put16(struct msg *m, uint16_t v)
+{
+	put8(m, v);
+	put8(m, v >> 8);
+}
+
+static void put32(struct msg *m, uint32_t v)
+{
+	put16(m, v);
+	put16(m, v >> 16);
+}
+
+static void putstruct(struct msg *m, const void *s, uint8_t len)
+{
+	put8(m, len);
+	memcpy(m->b + m->len, s, len);
+	m->len += len;
+}
+
+static void start(struct msg *m, uint8_t cmd, uint8_t sub, uint32_t adr)
+{
+	m->len = 0;
+	put16(m, 0);
+	put16(m, applid);
+	put8(m, cmd);
+	put8(m, sub);
+	put16(m, msgnum++);
+	put32(m, adr);
+}
+
+/* Send; returns 0 or the CAPI error code of a failed write. */
+static int send_msg(struct msg *m)
+{
+	uint16_t err = 0;
+
+	m->b[0] = m->len;
+	m->b[1] = m->len >> 8;
+	if (write(capifd, m->b, m->len) == (ssize_t)m->len)
+		return 0;
+	if (errno != EIO)
+		bail("write to the control device");
+	ioctl(capifd, CAPI_GET_ERRCODE, &err);
+	return err ? err : -1;
+}
+
+static void send_simple(uint8_t cmd, uint8_t sub, uint32_t adr)
+{
+	struct msg m;
+
+	start(&m, cmd, sub, adr);
+	send_msg(&m);
+}
+
+/* Next message within 5 seconds; 0 on timeout. */
+static int recv_msg(struct msg *m)
+{
+	struct pollfd p = { .fd = capifd, .events = POLLIN };
+	ssize_t n;
+
+	if (poll(&p, 1, 5000) != 1)
+		return 0;
+	n = read(capifd, m->b, sizeof(m->b));
+	if (n < 12)
+		bail("read from the control device");
+	m->len = n;
+	return 1;
+}
+
+/* The next message must be CMD/SUB; returns its address or 0xffffffff. */
+static uint32_t expect(struct msg *m, uint8_t cmd, uint8_t sub,
+		       const char *what)
+{
+	if (!recv_msg(m)) {
+		ok(0, "%s: got nothing", what);
+		return 0xffffffff;
+	}
+	if (m->b[4] != cmd || m->b[5] != sub) {
+		ok(0, "%s: got command 0x%02x/0x%02x, want 0x%02x/0x%02x",
+		   what, m->b[4], m->b[5], cmd, sub);
+		return 0xffffffff;
+	}
+	return get32(m->b + 8);
+}
+
+/* Expect a "address, Info" confirmation with @info. */
+static uint32_t expect_conf(uint8_t cmd, uint16_t info, const char *what)
+{
+	struct msg m;
+	uint32_t adr = expect(&m, cmd, CONF, what);
+	uint16_t got;
+
+	if (adr == 0xffffffff)
+		return adr;
+	got = get16(m.b + 12);
+	ok(got == info, "%s: Info 0x%04x (want 0x%04x)", what, got, info);
+	return got == info ? adr : 0xffffffff;
+}
+
+/* -------- calls -------- */
+
+struct call {
+	uint32_t plci, ncci;
+	int unit, tty;
+};
+
+static struct call calls[MAXCALLS];
+
+static void listen_req(uint32_t cip_mask)
+{
+	struct msg m;
+
+	start(&m, C_LISTEN, REQ, ctrl);
+	put32(&m, 0);		/* info mask */
+	put32(&m, cip_mask);
+	put32(&m, 0);		/* CIP mask 2 */
+	put8(&m, 0);		/* calling party number */
+	put8(&m, 0);		/* calling party subaddress */
+	send_msg(&m);
+}
+
+static void connect_req(const char *number)
+{
+	uint8_t num[40];
+	struct msg m;
+	int n = strlen(number);
+
+	start(&m, C_CONNECT, REQ, ctrl);
+	put16(&m, 2);		/* CIP: unrestricted digital information */
+	num[0] = 0x80;
+	memcpy(num + 1, number, n);
+	putstruct(&m, num, n + 1);	/* called party number */
+	put8(&m, 0);		/* calling party number */
+	put8(&m, 0);		/* called party subaddress */
+	put8(&m, 0);		/* calling party subaddress */
+	/* B protocol: HDLC, transparent, transparent */
+	put8(&m, 9);
+	put16(&m, 0);
+	put16(&m, 1);
+	put16(&m, 0);
+	put8(&m, 0);
+	put8(&m, 0);
+	put8(&m, 0);
+	put8(&m, 0);		/* BC */
+	put8(&m, 0);		/* LLC */
+	put8(&m, 0);		/* HLC */
+	put8(&m, 0);		/* additional info */
+	send_msg(&m);
+}
+
+static void connect_b3_req(uint32_t plci)
+{
+	struct msg m;
+
+	start(&m, C_CONNECT_B3, REQ, plci);
+	put8(&m, 0);		/* NCPI */
+	send_msg(&m);
+}
+
+static int open_tty(struct call *c)
+{
+	char path[64];
+	struct termios t;
+	int i;
+
+	c->unit = ioctl(capifd, CAPI_NCCI_GETUNIT, &c->ncci);
+	if (c->unit < 0)
+		return -1;
+	snprintf(path, sizeof(path), "%s%d", tty_prefix, c->unit);
+	for (i = 0; i < 50; i++) {	/* devtmpfs: normally there at once */
+		c->tty = open(path, O_RDWR | O_NOCTTY);
+		if (c->tty >= 0)
+			break;
+		usleep(100000);
+	}
+	if (c->tty < 0)
+		return -1;
+	tcgetattr(c->tty, &t);
+	cfmakeraw(&t);
+	tcsetattr(c->tty, TCSANOW, &t);
+	return 0;
+}
+
+/* Outgoing call with B3 connection and tty. */
+static int call_out(struct call *c, int i)
+{
+	char number[16], what[64];
+	struct msg m;
+
+	snprintf(number, sizeof(number), "555%04d", i);
+	snprintf(what, sizeof(what), "call %d: CONNECT_CONF", i);
+	connect_req(number);
+	c->plci = expect_conf(C_CONNECT, 0, what);
+	if (c->plci == 0xffffffff)
+		return -1;
+	if (expect(&m, C_CONNECT_ACTIVE, IND, "CONNECT_ACTIVE_IND") != c->plci)
+		return -1;
+	send_simple(C_CONNECT_ACTIVE, RESP, c->plci);
+	connect_b3_req(c->plci);
+	snprintf(what, sizeof(what), "call %d: CONNECT_B3_CONF", i);
+	c->ncci = expect_conf(C_CONNECT_B3, 0, what);
+	if (c->ncci == 0xffffffff)
+		return -1;
+	if (expect(&m, C_CONNECT_B3_ACTIVE, IND, "CONNECT_B3_ACTIVE_IND") !=
+	    c->ncci)
+		return -1;
+	send_simple(C_CONNECT_B3_ACTIVE, RESP, c->ncci);
+	return 0;
+}
+
+static int echo_test(struct call *c, int i)
+{
+	char out[64], in[64];
+	struct pollfd p = { .fd = c->tty, .events = POLLIN };
+	size_t len, got = 0;
+	ssize_t n;
+
+	len = snprintf(out, sizeof(out), "capisim echo %d ncci 0x%x", i,
+		       c->ncci);
+	if (write(c->tty, out, len) != (ssize_t)len)
+		return -1;
+	while (got < len && poll(&p, 1, 5000) == 1) {
+		n = read(c->tty, in + got, sizeof(in) - got);
+		if (n <= 0)
+			break;
+		got += n;
+	}
+	return got == len && !memcmp(in, out, len) ? 0 : -1;
+}
+
+static void disconnect(struct call *c, const char *what)
+{
+	struct msg m;
+	uint32_t adr;
+	char w[96];
+
+	if (c->tty >= 0)
+		close(c->tty);
+	c->tty = -1;
+	start(&m, C_DISCONNECT, REQ, c->plci);
+	put8(&m, 0);		/* additional info */
+	send_msg(&m);
+	snprintf(w, sizeof(w), "%s: DISCONNECT_CONF", what);
+	expect_conf(C_DISCONNECT, 0, w);
+	if (c->ncci) {
+		adr = expect(&m, C_DISCONNECT_B3, IND, "DISCONNECT_B3_IND");
+		ok(adr == c->ncci, "%s: DISCONNECT_B3_IND for 0x%x", what,
+		   c->ncci);
+		send_simple(C_DISCONNECT_B3, RESP, c->ncci);
+	}
+	adr = expect(&m, C_DISCONNECT, IND, "DISCONNECT_IND");
+	ok(adr == c->plci, "%s: DISCONNECT_IND for 0x%x", what, c->plci);
+	send_simple(C_DISCONNECT, RESP, c->plci);
+}
+
+static int debugfs_write(const char *file, const char *fmt, ...)
+{
+	char path[256], buf[128];
+	va_list ap;
+	int fd, n, ret;
+
+	snprintf(path, sizeof(path), "%s/%s", debugfs_dir, file);
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, buf, n) == n ? 0 : -errno;
+	close(fd);
+	return ret;
+}
+
+/* Lines of the connections file, without the header. */
+static int debugfs_connections(void)
+{
+	char path[256], line[512];
+	int n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/connections", debugfs_dir);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (line[0] != '#')
+			n++;
+	fclose(f);
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	const char *dev = "/dev/capi20";
+	capi_register_params rp;
+	struct call extra[MAXCALLS], in = { .tty = -1 };
+	unsigned int flags = CAPIFLAG_HIGHJACKING;
+	int ncalls = 2, i, nextra = 0, opt, r;
+	capi_ioctl_struct io;
+	char dbg[128];
+	struct msg m;
+	uint32_t adr;
+
+	while ((opt = getopt(argc, argv, "d:c:n:D:T:")) != -1) {
+		switch (opt) {
+		case 'd': dev = optarg; break;
+		case 'c': ctrl = atoi(optarg); break;
+		case 'n': ncalls = atoi(optarg); break;
+		case 'D': debugfs_dir = optarg; break;
+		case 'T': tty_prefix = optarg; break;
+		default:
+			fprintf(stderr, "usage: %s [-d DEV] [-c CONTROLLER] [-n CALLS] [-D DEBUGFS_DIR] [-T TTY_PREFIX]\n",
+				argv[0]);
+			return 2;
+		}
+	}
+	if (ncalls < 1 || ncalls > MAXCALLS)
+		ncalls = 2;
+	if (!debugfs_dir) {
+		snprintf(dbg, sizeof(dbg), "/sys/kernel/debug/capisim/ctr%u",
+			 ctrl);
+		debugfs_dir = dbg;
+	}
+
+	capifd = open(dev, O_RDWR);
+	if (capifd < 0)
+		bail("open %s", dev);
+	rp.level3cnt = ncalls + 2;
+	rp.datablkcnt = 7;
+	rp.datablklen = 2048;
+	r = ioctl(capifd, CAPI_REGISTER, &rp);
+	ok(r > 0, "CAPI_REGISTER: ApplID %d", r);
+	if (r <= 0)
+		bail("CAPI_REGISTER");
+	applid = r;
+
+	memset(&io, 0, sizeof(io));
+	io.contr = ctrl;
+	r = ioctl(capifd, CAPI_GET_MANUFACTURER, &io);
+	ok(r == 0 && strstr((char *)io.manufacturer, "capisim"),
+	   "manufacturer of controller %u: \"%.64s\"", ctrl,
+	   r ? "" : (char *)io.manufacturer);
+	memset(&io, 0, sizeof(io));
+	io.contr = ctrl;
+	r = ioctl(capifd, CAPI_GET_PROFILE, &io);
+	ok(r == 0 && io.profile.nbchannel >= ncalls + 1,
+	   "profile: %u B channels, %u controller(s), enough for %d calls",
+	   io.profile.nbchannel, io.profile.ncontroller, ncalls + 1);
+	if (r || io.profile.nbchannel < ncalls + 1)
+		bail("not enough B channels: load capisim with nbchan=%d",
+		     ncalls + 1);
+	ok(ioctl(capifd, CAPI_SET_FLAGS, &flags) == 0,
+	   "CAPI_SET_FLAGS CAPIFLAG_HIGHJACKING");
+
+	listen_req(1);
+	expect_conf(C_LISTEN, 0, "LISTEN_REQ, all services");
+
+	/* outgoing calls, each with a tty that echoes */
+	for (i = 0; i < ncalls; i++) {
+		calls[i].tty = -1;
+		if (call_out(&calls[i], i) < 0)
+			bail("call %d failed", i);
+		ok(open_tty(&calls[i]) == 0, "call %d: PLCI 0x%x NCCI 0x%x, %s%d",
+		   i, calls[i].plci, calls[i].ncci, tty_prefix, calls[i].unit);
+	}
+	for (i = 0; i < ncalls; i++)
+		ok(echo_test(&calls[i], i) == 0, "call %d: data written to %s%d comes back",
+		   i, tty_prefix, calls[i].unit);
+	ok(debugfs_connections() == ncalls, "debugfs connections lists %d calls",
+	   ncalls);
+
+	/* requests capisim must refuse */
+	connect_b3_req(ctrl | 0xfe00);
+	expect_conf(C_CONNECT_B3, 0x2002, "CONNECT_B3_REQ on a PLCI that does not exist");
+	connect_b3_req(calls[0].plci);
+	expect_conf(C_CONNECT_B3, 0x2004, "second CONNECT_B3_REQ on a PLCI");
+	/* (not DATA_B3_REQ: kernelcapi logs its answer for an unknown NCCI) */
+	start(&m, C_DISCONNECT_B3, REQ, calls[0].ncci ^ 0x10000);
+	put8(&m, 0);		/* NCPI */
+	send_msg(&m);
+	expect_conf(C_DISCONNECT_B3, 0x2002, "DISCONNECT_B3_REQ on a wrong NCCI");
+	start(&m, C_CONNECT, REQ, ctrl);
+	put16(&m, 2);		/* and nothing else */
+	send_msg(&m);
+	expect_conf(C_CONNECT, 0x2007, "CONNECT_REQ without its parameters");
+	start(&m, C_LISTEN, REQ, ctrl | 0x0500);
+	put32(&m, 0);
+	put32(&m, 1);
+	put32(&m, 0);
+	put8(&m, 0);
+	put8(&m, 0);
+	send_msg(&m);
+	expect_conf(C_LISTEN, 0x2002, "LISTEN_REQ with a PLCI as controller");
+	start(&m, C_CONNECT_ACTIVE, REQ, calls[0].plci);
+	r = send_msg(&m);
+	ok(r == 0x1102, "CONNECT_ACTIVE_REQ refused: error 0x%04x", r);
+
+	/* use up the B channels: one call short, then out of PLCI */
+	for (i = ncalls; i < io.profile.nbchannel && nextra < MAXCALLS; i++) {
+		struct msg c;
+
+		connect_req("5550000");
+		if (!recv_msg(&c) || get16(c.b + 12))
+			break;
+		extra[nextra].plci = get32(c.b + 8);
+		extra[nextra].ncci = 0;
+		extra[nextra].tty = -1;
+		nextra++;
+		expect(&c, C_CONNECT_ACTIVE, IND, "CONNECT_ACTIVE_IND");
+		send_simple(C_CONNECT_ACTIVE, RESP, get32(c.b + 8));
+	}
+	ok(ncalls + nextra == io.profile.nbchannel,
+	   "%d more calls fill the %u B channels", nextra,
+	   io.profile.nbchannel);
+	connect_req("5550001");
+	expect_conf(C_CONNECT, 0x2003, "CONNECT_REQ with all B channels busy");
+	for (i = 0; i < nextra; i++)
+		disconnect(&extra[i], "extra call");
+
+	/* incoming call, remote B3 connection, remote hangup */
+	r = debugfs_write("incoming", "5551234 5559876");
+	ok(r == 0, "debugfs incoming: %s", r ? strerror(-r) : "ok");
+	in.plci = expect(&m, C_CONNECT, IND, "CONNECT_IND");
+	ok(in.plci != 0xffffffff && get16(m.b + 12) == 2 &&
+	   m.b[14] == 8 && !memcmp(m.b + 16, "5551234", 7),
+	   "CONNECT_IND: PLCI 0x%x, CIP 2, called 5551234", in.plci);
+	start(&m, C_CONNECT, RESP, in.plci);
+	put16(&m, 0);		/* accept */
+	for (i = 0; i < 8; i++)	/* B protocol ... additional info */
+		put8(&m, 0);
+	send_msg(&m);
+	adr = expect(&m, C_CONNECT_ACTIVE, IND, "CONNECT_ACTIVE_IND (in)");
+	ok(adr == in.plci, "incoming call connected");
+	send_simple(C_CONNECT_ACTIVE, RESP, in.plci);
+	r = debugfs_write("connect_b3", "0x%x", in.plci);
+	ok(r == 0, "debugfs connect_b3: %s", r ? strerror(-r) : "ok");
+	in.ncci = expect(&m, C_CONNECT_B3, IND, "CONNECT_B3_IND");
+	start(&m, C_CONNECT_B3, RESP, in.ncci);
+	put16(&m, 0);
+	put8(&m, 0);
+	send_msg(&m);
+	adr = expect(&m, C_CONNECT_B3_ACTIVE, IND, "CONNECT_B3_ACTIVE_IND (in)");
+	ok(adr == in.ncci, "remote B3 connection 0x%x up", in.ncci);
+	send_simple(C_CONNECT_B3_ACTIVE, RESP, in.ncci);
+	ok(open_tty(&in) == 0 && echo_test(&in, 99) == 0,
+	   "incoming call: tty %s%d echoes", tty_prefix, in.unit);
+	close(in.tty);
+	r = debugfs_write("hangup", "0x%x", in.ncci);
+	ok(r == 0, "debugfs hangup: %s", r ? strerror(-r) : "ok");
+	adr = expect(&m, C_DISCONNECT_B3, IND, "DISCONNECT_B3_IND (remote)");
+	ok(adr == in.ncci, "remote hangup: DISCONNECT_B3_IND");
+	send_simple(C_DISCONNECT_B3, RESP, in.ncci);
+	adr = expect(&m, C_DISCONNECT, IND, "DISCONNECT_IND (remote)");
+	ok(adr == in.plci && get16(m.b + 12) == 0x3490,
+	   "remote hangup: DISCONNECT_IND, reason 0x%04x", get16(m.b + 12));
+	send_simple(C_DISCONNECT, RESP, in.plci);
+	r = debugfs_write("hangup", "0x%x", in.plci);
+	ok(r == -ENOENT, "hangup of a released PLCI: %s", strerror(-r));
+
+	/* local clearing */
+	for (i = 0; i < ncalls; i++)
+		disconnect(&calls[i], "call");
+	usleep(200000);
+	ok(debugfs_connections() == 0, "no connections left");
+	for (i = 0; i < ncalls; i++) {
+		char path[64];
+		struct stat st;
+
+		snprintf(path, sizeof(path), "%s%d", tty_prefix, calls[i].unit);
+		if (stat(path, &st) == 0)
+			break;
+	}
+	ok(i == ncalls, "the ttys are gone");
+	close(capifd);
+
+	printf("1..%d\n", tap_n);
+	return tap_failed ? 1 : 0;
+}
