@@ -25,6 +25,7 @@
 #     OUT/staging-prefix     same modules, drivers/isdn/capi from the fixture
 #                            (only when kernel/fixtures/pre-fix-names.patch exists)
 #     OUT/info               what was built from what
+#     OUT/gen_init_cpio      the tree's usr/gen_init_cpio (for test/qemu/)
 #   Progress and errors go to stderr; the full build log is OUT/build.log
 #   (on failure: $CACHE/kernel/log/).
 #
@@ -359,6 +360,8 @@ fi
 cp "$obj/arch/x86/boot/bzImage" "$tmp/bzImage"
 cp "$obj/.config" "$tmp/config"
 cp "$obj/System.map" "$tmp/System.map"
+# the kernel's own cpio writer, used by test/qemu/mkinitramfs.sh
+cp "$obj/usr/gen_init_cpio" "$tmp/gen_init_cpio"
 echo "$krel" >"$tmp/kernelrelease"
 t1=$(date +%s)
 {

@@ -187,10 +187,12 @@ static int do_node(struct tree *t, const struct name_op *op)
 			ret = failed(t, "mknod", op->path);
 		} else {
 			t->changes++;
+			/* umask is 0; mknod may drop only the special bits. */
 			if (fchownat(dfd, base, (uid_t)-1, t->gid,
 				     AT_SYMLINK_NOFOLLOW) < 0)
 				ret = failed(t, "chgrp", op->path);
-			else if (fchmodat(dfd, base, t->mode, 0) < 0)
+			else if ((t->mode & 07000) &&
+				 fchmodat(dfd, base, t->mode, 0) < 0)
 				ret = failed(t, "chmod", op->path);
 		}
 	}
@@ -343,19 +345,15 @@ static int do_dir(struct tree *t, const struct name_op *op)
 
 static int do_rmdir(struct tree *t, const struct name_op *op)
 {
-	struct stat st;
-
-	if (fstatat(t->devfd, op->path, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-	    !S_ISDIR(st.st_mode))
-		return 0;
 	if (t->dry_run) {
 		printf("rmdir --ignore-fail-on-non-empty %s/%s\n", t->shown,
 		       op->path);
 		return 0;
 	}
+	/* Fails harmlessly when missing, not empty, or not a directory. */
 	if (unlinkat(t->devfd, op->path, AT_REMOVEDIR) == 0)
 		t->changes++;
-	return 0;	/* not empty: still in use, fine */
+	return 0;
 }
 
 /*

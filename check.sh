@@ -1,0 +1,28 @@
+#!/bin/bash
+# check.sh - install what is needed, build, and run every test
+# (make check, then make distcheck).  Run as root on Debian 12.
+set -euo pipefail
+cd "$(dirname "$0")"
+./install-deps.sh
+
+autoreconf -fi >/dev/null
+mkdir -p build
+cd build
+[ -f Makefile ] || ../configure --enable-werror
+make -j"$(nproc)"
+
+status=0
+make -j"$(nproc)" check 2>&1 | tee check.out || status=$?
+if [ $status != 0 ]; then
+	# Show what failed, with the test's own log.
+	for f in $(grep -l '^not ok\|^Bail out' test/*.log 2>/dev/null); do
+		echo "==== $f"; cat "$f"
+	done
+fi
+pass=$(sed -n 's/^# PASS: *\([0-9]*\)/\1/p' check.out | tail -1)
+fail=$(sed -n 's/^# FAIL: *\([0-9]*\)/\1/p' check.out | tail -1)
+err=$(sed -n 's/^# ERROR: *\([0-9]*\)/\1/p' check.out | tail -1)
+[ $status = 0 ] && { make distcheck >distcheck.out 2>&1 || { tail -50 distcheck.out; status=1; }; }
+[ $status = 0 ] && grep -A3 'archives ready for distribution' distcheck.out | head -4
+echo "check: ${pass:-0} passed, $(( ${fail:-0} + ${err:-0} )) failed"
+exit $status

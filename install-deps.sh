@@ -1,0 +1,34 @@
+#!/bin/sh
+# install-deps.sh - install every Debian 12 package capi-devd needs to
+# build, test and boot its test kernel.  Run as root; does nothing when
+# all are there.
+set -eu
+
+PACKAGES="
+build-essential autoconf automake pkg-config
+libudev-dev libkmod-dev libsystemd-dev
+systemd udev kmod mandoc man-db
+linux-source-6.1 xz-utils
+flex bison bc cpio libelf-dev libssl-dev ccache rsync
+qemu-system-x86
+libcapi20-dev libcapi20-3
+"
+
+missing=""
+for p in $PACKAGES; do
+	if [ "$(dpkg-query -W -f '${db:Status-Status}' "$p" 2>/dev/null)" != installed ]; then
+		missing="$missing $p"
+	fi
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" != 0 ]; then
+	echo "install-deps.sh: these packages are missing:$missing" >&2
+	echo "install-deps.sh: run me as root (or apt-get install them)" >&2
+	exit 1
+fi
+echo "install-deps.sh: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+# shellcheck disable=SC2086
+apt-get install -y -q --no-install-recommends $missing

@@ -1,0 +1,149 @@
+#!/bin/bash
+# Runs INSIDE the test VM (as /capi-test/run), driven by test/qemu/t-kernel.sh.
+# Prints TAP. Checks the kernel side of capi-devd's world:
+#   - the static /dev/capi20 node (kmod-static-nodes from modules.devname)
+#   - opening it loads kernelcapi (char-major-68-0 alias)
+#   - capisim registers a controller in /proc/capi/controllers
+#   - unload/reload without kernel warnings
+# Parts the kernel build does not provide yet (series incomplete) are
+# skipped, unless the kernel command line says capi.expect=full: then a
+# missing part is a failure.
+export PATH=/usr/sbin:/usr/bin
+expect=partial
+for a in $(cat /proc/cmdline); do
+	case "$a" in capi.expect=*) expect=${a#*=} ;; esac
+done
+
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+not_ok() { n=$((n + 1)); echo "not ok $n - $*"; failed=$((failed + 1)); }
+check() { # check "description" command...
+	local d=$1
+	shift
+	if "$@"; then ok "$d"; else not_ok "$d"; fi
+}
+skip() { # skip "description" "reason"
+	n=$((n + 1))
+	if [ "$expect" = full ]; then
+		echo "not ok $n - $1 # capi.expect=full but: $2"
+		failed=$((failed + 1))
+	else
+		echo "ok $n - $1 # SKIP $2"
+	fi
+}
+diag() { sed 's/^/# /'; }
+loaded() { grep -q "^$1 " /proc/modules; }
+# "c 68:0" for a character device node, else what it is
+node() { if [ -e "$1" ]; then stat -c '%F %Hr:%Lr' "$1" | sed 's/^character special file/c/'; else echo missing; fi; }
+bad_dmesg() { dmesg | grep -E 'WARNING:|BUG:|Oops|Call Trace|general protection|list_(add|del) corruption' ; }
+controllers() { grep -c . /proc/capi/controllers 2>/dev/null || echo 0; }
+
+krel=$(uname -r)
+moddir=/lib/modules/$krel
+has_capisim=0
+modinfo capisim >/dev/null 2>&1 && has_capisim=1
+has_devname=0
+grep -q '^kernelcapi capi20 c68:0$' "$moddir/modules.devname" 2>/dev/null && has_devname=1
+
+echo "1..14"
+echo "# kernel $krel, expect=$expect, capisim module: $has_capisim, devname alias: $has_devname"
+
+# 1
+check "systemd-udevd and systemd-journald are running" \
+	systemctl -q is-active systemd-udevd.service systemd-journald.service
+# 2
+b=$(bad_dmesg)
+if [ -z "$b" ]; then ok "boot without kernel warnings"; else not_ok "boot without kernel warnings"; echo "$b" | diag; fi
+# 3
+check "udev applied its rules: /dev/ttyS0 belongs to group dialout" \
+	test "$(stat -c %G /dev/ttyS0 2>/dev/null)" = dialout
+# 4
+check "power:clock_* tracepoints exist" \
+	test -d /sys/kernel/tracing/events/power/clock_enable -a \
+	-d /sys/kernel/tracing/events/power/clock_disable -a \
+	-d /sys/kernel/tracing/events/power/clock_set_rate
+# 5
+if modinfo kernelcapi >/dev/null 2>&1 && ! loaded kernelcapi; then
+	ok "kernelcapi is a module and not loaded at boot"
+else
+	not_ok "kernelcapi is a module and not loaded at boot"
+	{ modinfo kernelcapi; grep capi /proc/modules; } 2>&1 | diag
+fi
+# 6
+if [ $has_devname = 1 ]; then
+	s=$(node /dev/capi20)
+	if [ "$s" = "c 68:0" ] && ! loaded kernelcapi; then
+		ok "static node /dev/capi20 (c 68:0) exists before kernelcapi is loaded"
+	else
+		not_ok "static node /dev/capi20 (c 68:0) exists before kernelcapi is loaded"
+		{ echo "/dev/capi20: $s"; cat /run/tmpfiles.d/static-nodes.conf; systemctl status kmod-static-nodes.service systemd-tmpfiles-setup-dev.service; } 2>&1 | diag
+	fi
+else
+	skip "static node /dev/capi20 (c 68:0) exists before kernelcapi is loaded" \
+		"modules.devname has no capi20 entry (series patch 2 missing)"
+fi
+# 7
+if [ $has_devname = 1 ] && [ -c /dev/capi20 ]; then
+	if (exec 3<>/dev/capi20) 2>/dev/null && loaded kernelcapi; then
+		ok "opening /dev/capi20 loads kernelcapi"
+	else
+		not_ok "opening /dev/capi20 loads kernelcapi"
+		{ (exec 3<>/dev/capi20); grep capi /proc/modules; dmesg | tail -n 20; } 2>&1 | diag
+	fi
+else
+	skip "opening /dev/capi20 loads kernelcapi" "no static /dev/capi20 node"
+	modprobe kernelcapi 2>&1 | diag
+fi
+# 8
+udevadm settle -t 10 2>/dev/null
+s=$(node /dev/capi20)
+if [ "$s" = "c 68:0" ] && [ -e /sys/class/capi/capi20/dev ] && [ "$(cat /sys/class/capi/capi20/dev)" = 68:0 ]; then
+	ok "with kernelcapi loaded, /dev/capi20 is char 68:0 (sysfs: class/capi/capi20)"
+else
+	not_ok "with kernelcapi loaded, /dev/capi20 is char 68:0 (sysfs: class/capi/capi20)"
+	{ echo "/dev/capi20: $s"; ls -l /sys/class/capi/ /dev/capi* ; } 2>&1 | diag
+fi
+# 9
+check "/proc/capi/controllers exists" test -e /proc/capi/controllers
+# 10
+before=$(controllers)
+if [ $has_capisim = 1 ]; then
+	if modprobe capisim 2>&1 | diag && loaded capisim && [ "$(controllers)" -gt "$before" ]; then
+		ok "capisim registers a controller in /proc/capi/controllers"
+	else
+		not_ok "capisim registers a controller in /proc/capi/controllers"
+	fi
+	diag </proc/capi/controllers
+else
+	skip "capisim registers a controller in /proc/capi/controllers" "no capisim module (series patch 3 missing)"
+fi
+# 11
+unload_ok=1
+if loaded capisim; then rmmod capisim 2>&1 | diag; loaded capisim && unload_ok=0; fi
+rmmod kernelcapi 2>&1 | diag
+loaded kernelcapi && unload_ok=0
+if [ $unload_ok = 1 ]; then ok "capisim and kernelcapi unload"; else not_ok "capisim and kernelcapi unload"; grep capi /proc/modules | diag; fi
+# 12
+reload_ok=1
+modprobe kernelcapi 2>&1 | diag
+loaded kernelcapi || reload_ok=0
+if [ $has_capisim = 1 ]; then
+	modprobe capisim 2>&1 | diag
+	loaded capisim || reload_ok=0
+	[ "$(controllers)" -gt 0 ] || reload_ok=0
+fi
+udevadm settle -t 10 2>/dev/null
+[ "$(node /dev/capi20)" = "c 68:0" ] || reload_ok=0
+if [ $reload_ok = 1 ]; then ok "reload: modules back, /dev/capi20 char 68:0"; else not_ok "reload: modules back, /dev/capi20 char 68:0"; { grep capi /proc/modules; ls -l /dev/capi*; cat /proc/capi/controllers; } 2>&1 | diag; fi
+# 13
+if [ $has_capisim = 1 ]; then
+	rmmod capisim 2>&1 | diag
+fi
+rmmod kernelcapi 2>&1 | diag
+if ! loaded kernelcapi && ! loaded capisim; then ok "second unload"; else not_ok "second unload"; fi
+# 14
+b=$(bad_dmesg)
+if [ -z "$b" ]; then ok "no WARNING/BUG/Oops in dmesg after load/unload cycles"; else not_ok "no WARNING/BUG/Oops in dmesg after load/unload cycles"; dmesg | tail -n 60 | diag; fi
+
+dmesg | grep -iE 'capi' | diag
+[ $failed = 0 ]

@@ -1,0 +1,64 @@
+#!/bin/bash
+# test/qemu/vm-test.sh - run one guest test script in the test VM, print its TAP
+#
+# Usage: test/qemu/vm-test.sh GUEST-SCRIPT [mkinitramfs.sh options...]
+#
+#   Builds (or reuses) the kernel (kernel/build.sh) and an initramfs with
+#   GUEST-SCRIPT as the test (mkinitramfs.sh --test), boots it (run.sh) and
+#   copies the guest's TAP to stdout. Exit status: the guest script's, or
+#   non-zero with a TAP failure when the kernel, the initramfs or the boot
+#   failed. On failure the guest console, dmesg and journal go to stderr.
+#
+# Environment (besides those of run.sh and kernel/build.sh):
+#   CAPI_KERNEL_OUT     use this kernel/build.sh result, do not build
+#   CAPI_KERNEL_DEBUG=1 build/use the --debug kernel (kernel/debug.config)
+#   CAPI_VM_MODULES     staging (default) or staging-prefix (pre-fix names fixture)
+#   CAPI_VM_APPEND      more kernel command line
+set -uo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top=$(cd "$here/../.." && pwd)
+
+bail() { # no TAP from the guest: report one failed test
+	echo "1..1"
+	echo "not ok 1 - $*"
+	exit 1
+}
+[ $# -ge 1 ] || { echo "usage: $0 GUEST-SCRIPT [mkinitramfs options]" >&2; exit 2; }
+guest=$1
+shift
+[ -f "$guest" ] || bail "guest script $guest not found"
+
+out=${CAPI_KERNEL_OUT:-}
+if [ -z "$out" ]; then
+	dbg=()
+	[ "${CAPI_KERNEL_DEBUG:-0}" = 1 ] && dbg=(--debug)
+	out=$("$top/kernel/build.sh" ${dbg[@]+"${dbg[@]}"} | tail -n1) || bail "kernel build (kernel/build.sh) failed"
+fi
+[ -f "$out/bzImage" ] || bail "no kernel in '$out'"
+
+initrd=$("$here/mkinitramfs.sh" --kernel-dir "$out" --modules "${CAPI_VM_MODULES:-staging}" \
+	--test "$guest" "$@" | tail -n1) || bail "initramfs (test/qemu/mkinitramfs.sh) failed"
+
+# what the guest may take for granted: everything, once the build skipped
+# no option of the fragment and needed no pristine fallback
+expect=partial
+if grep -qx 'skipped=' "$out/info" && grep -qx 'pristine_capi_fallback=0' "$out/info"; then
+	expect=full
+fi
+
+rep=$(mktemp)
+trap 'rm -f "$rep"' EXIT
+rc=0
+"$here/run.sh" --kernel-dir "$out" --initrd "$initrd" \
+	--append "capi.expect=$expect ${CAPI_VM_APPEND:-}" >"$rep" || rc=$?
+cat "$rep"
+if ! grep -qE '^1\.\.[0-9]+' "$rep"; then
+	echo "1..1"
+	echo "not ok 1 - VM run of $(basename "$guest") (run.sh status $rc: no TAP from the guest)"
+	exit 1
+fi
+if [ $rc -ge 124 ]; then
+	echo "Bail out! the VM did not finish (run.sh status $rc)"
+	exit 1
+fi
+exit $rc
