@@ -31,7 +31,11 @@ ln -s capi/5 "$ROOT/dev/capi20.05"
 ln -s capi/0 "$ROOT/dev/capi20.00"
 ln -s /somewhere "$ROOT/dev/capi20.09"
 
-devd_bg --source=kernel --no-modprobe
+command -v socat >/dev/null || { echo "Bail out! socat is missing: run ./install-deps.sh"; exit 99; }
+socat -u UNIX-RECV:"$ROOT/notify" OPEN:"$ROOT/notified",creat,append &
+spid=$!
+wait_for '[ -S "$ROOT/notify" ]'
+NOTIFY_SOCKET="$ROOT/notify" devd_bg --source=kernel --no-modprobe
 if wait_for '[ -L "$ROOT/dev/capi20.03" ]'; then pass "start: the missing capi20.03 is made"
 else fail "start: the missing capi20.03 is made"; diag <"$LOG"; fi
 is_link capi20.03 capi/3
@@ -43,6 +47,9 @@ is_node capi/3 240 3
 is_node capi20 68 0
 log_has "removed stale link $ROOT/dev/capi20.05" "the stale link is logged"
 log_has "start: 1 control device\(s\), 2 tty\(s\), 1 stale link\(s\) removed" "the start summary counts"
+if wait_for 'grep -q "READY=1" "$ROOT/notified" && grep -q "STATUS=source kernel: 0 events" "$ROOT/notified"'; then
+	pass "sd_notify: READY=1 and STATUS= after the first scan"
+else fail "sd_notify: READY=1 and STATUS= after the first scan"; { cat "$ROOT/notified"; echo; } | diag; fi
 
 # A device appears while nobody tells us: SIGHUP rescans.
 sysdev tty 'capi!42' 240 42 capi/42
@@ -56,6 +63,7 @@ else fail "SIGHUP: capi20.42 made, capi20.03 of the vanished tty removed"; diag 
 kill -TERM $pid
 wait $pid
 rc=$?
+kill $spid
 if [ $rc = 0 ]; then pass "SIGTERM: exit 0"; else fail "SIGTERM: exit 0 (got $rc)"; fi
 log_has "signal 15: exiting" "SIGTERM is logged"
 
