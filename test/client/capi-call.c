@@ -1,0 +1,445 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * capi-call.c - a CAPI 2.0 application for the tests, on Debian's libcapi20.
+ *
+ * It places CALLS outgoing calls on a controller (capisim in the test VM),
+ * each with a B3 connection whose data go through a tty (the application
+ * sets CAPIFLAG_HIGHJACKING, so capi.c makes a tty per NCCI).  For each
+ * call it asks libcapi20 for the tty name, waits for the name to appear
+ * the way pppdcapiplugin does, opens it raw, writes a payload and reads
+ * the same bytes back (capisim echoes DATA_B3), then hangs up.
+ *
+ *   capi-call [-c CTRL] [-n CALLS] [-w SECONDS] [-l] [-H] [-q]
+ *     -c CTRL     controller number (default 1)
+ *     -n CALLS    simultaneous calls (default 1)
+ *     -w SECONDS  how long to wait for a tty name (default 5)
+ *     -l          also echo through the devices.txt name /dev/capi20.NN
+ *     -H          hold: after the echo, print "HOLDING" and keep the calls
+ *                 until SIGTERM, SIGINT or end of standard input
+ *     -E          skip the echo (only connect, name, hold, hang up)
+ *
+ * Output: TAP lines ("ok N - ..."), then a summary; exit status 0 when all
+ * passed, 1 on a failed check, 2 on bad usage.  A call that the network
+ * hangs up (DISCONNECT_B3_IND / DISCONNECT_IND) is answered and reported.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <linux/capi.h>
+#include <capi20.h>
+
+#define MAX_CALLS 256
+
+enum state { IDLE, DIALING, ACTIVE, B3_DIALING, B3_ACTIVE, B3_DOWN, DOWN };
+
+struct call {
+	enum state state;
+	unsigned int plci, ncci;
+	unsigned int msgnum;	/* of the request we wait a CONF for */
+	char tty[64];
+	int unit;
+};
+
+static unsigned int applid, ctrl = 1, ncalls = 1, wait_s = 5;
+static bool legacy, hold, no_echo;
+static struct call calls[MAX_CALLS];
+static unsigned int msgnum = 1;
+static int tap_n, tap_failed;
+static volatile sig_atomic_t stop;
+
+static void ok(bool cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	tap_n++;
+	if (!cond)
+		tap_failed++;
+	printf("%sok %d - ", cond ? "" : "not ", tap_n);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static struct call *by_plci(unsigned int plci)
+{
+	unsigned int i;
+
+	for (i = 0; i < ncalls; i++)
+		if (calls[i].plci == plci && calls[i].state != IDLE)
+			return &calls[i];
+	return NULL;
+}
+
+static struct call *by_msgnum(unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < ncalls; i++)
+		if (calls[i].msgnum == n)
+			return &calls[i];
+	return NULL;
+}
+
+/* Handle one message; returns 0, or -1 when none came within timeout_ms. */
+static int pump(int timeout_ms)
+{
+	struct timeval tv = { timeout_ms / 1000, (timeout_ms % 1000) * 1000 };
+	_cmsg m, r;
+	struct call *c;
+	unsigned int info;
+
+	if (capi20_waitformessage(applid, &tv) != CapiNoError)
+		return -1;
+	if (capi_get_cmsg(&m, applid) != CapiNoError)
+		return -1;
+
+	switch (m.Command << 8 | m.Subcommand) {
+	case CAPI_CONNECT << 8 | CAPI_CONF:
+		c = by_msgnum(m.Messagenumber);
+		info = m.Info;
+		if (!c)
+			break;
+		if (info) {
+			ok(false, "CONNECT_CONF: Info 0x%04x %s", info,
+			   capi_info2str((_cword)info));
+			c->state = DOWN;
+		} else {
+			c->plci = m.adr.adrPLCI;
+		}
+		break;
+	case CAPI_CONNECT_ACTIVE << 8 | CAPI_IND:
+		c = by_plci(m.adr.adrPLCI);
+		CONNECT_ACTIVE_RESP(&r, (_cword)applid, m.Messagenumber,
+				    m.adr.adrPLCI);
+		capi_put_cmsg(&r);
+		if (c)
+			c->state = ACTIVE;
+		break;
+	case CAPI_CONNECT_B3 << 8 | CAPI_CONF:
+		c = by_msgnum(m.Messagenumber);
+		if (!c)
+			break;
+		if (m.Info) {
+			ok(false, "CONNECT_B3_CONF: Info 0x%04x %s", m.Info,
+			   capi_info2str(m.Info));
+			c->state = DOWN;
+		} else {
+			c->ncci = m.adr.adrNCCI;
+		}
+		break;
+	case CAPI_CONNECT_B3_ACTIVE << 8 | CAPI_IND:
+		c = by_plci(m.adr.adrNCCI & 0xffff);
+		CONNECT_B3_ACTIVE_RESP(&r, (_cword)applid, m.Messagenumber,
+				       m.adr.adrNCCI);
+		capi_put_cmsg(&r);
+		if (c) {
+			c->ncci = m.adr.adrNCCI;
+			c->state = B3_ACTIVE;
+		}
+		break;
+	case CAPI_DATA_B3 << 8 | CAPI_IND:
+		/* Only without a tty; the tty path never shows us data. */
+		DATA_B3_RESP(&r, (_cword)applid, m.Messagenumber,
+			     m.adr.adrNCCI, m.DataHandle);
+		capi_put_cmsg(&r);
+		break;
+	case CAPI_DISCONNECT_B3 << 8 | CAPI_IND:
+		c = by_plci(m.adr.adrNCCI & 0xffff);
+		DISCONNECT_B3_RESP(&r, (_cword)applid, m.Messagenumber,
+				   m.adr.adrNCCI);
+		capi_put_cmsg(&r);
+		if (c)
+			c->state = B3_DOWN;
+		break;
+	case CAPI_DISCONNECT << 8 | CAPI_IND:
+		c = by_plci(m.adr.adrPLCI);
+		DISCONNECT_RESP(&r, (_cword)applid, m.Messagenumber,
+				m.adr.adrPLCI);
+		capi_put_cmsg(&r);
+		if (c) {
+			if (hold && !stop)
+				printf("# call %d: hung up by the network (PLCI 0x%x)\n",
+				       (int)(c - calls), c->plci);
+			c->state = DOWN;
+		}
+		break;
+	default:
+		break;		/* the CONFs of disconnects, INFO_IND, ... */
+	}
+	return 0;
+}
+
+/* Pump until every call has left state `from`, or the time is up. */
+static void settle(enum state from, double seconds)
+{
+	double end = now() + seconds;
+	unsigned int i;
+	bool busy;
+
+	do {
+		busy = false;
+		for (i = 0; i < ncalls; i++)
+			if (calls[i].state == from)
+				busy = true;
+		if (!busy)
+			return;
+	} while (pump(100) == 0 || now() < end);
+}
+
+static void dial(void)
+{
+	unsigned char called[8];
+	_cmsg m;
+	unsigned int i;
+
+	for (i = 0; i < ncalls; i++) {
+		/* Called party number: type/plan byte, then digits. */
+		int len = snprintf((char *)called + 2, sizeof(called) - 2,
+				   "%u", i);
+
+		called[0] = (unsigned char)(len + 1);
+		called[1] = 0x80;
+		calls[i].msgnum = msgnum;
+		calls[i].state = DIALING;
+		CONNECT_REQ(&m, (_cword)applid, (_cword)msgnum++, ctrl,
+			    2 /* unrestricted digital */, called, NULL, NULL,
+			    NULL, 0 /* HDLC */, 1 /* transparent */,
+			    0 /* transparent */, NULL, NULL, NULL, NULL, NULL,
+			    NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+		if (capi_put_cmsg(&m) != CapiNoError) {
+			ok(false, "call %u: CONNECT_REQ not accepted", i);
+			calls[i].state = DOWN;
+		}
+	}
+	settle(DIALING, 10);
+	for (i = 0; i < ncalls; i++)
+		ok(calls[i].state == ACTIVE, "call %u: connected, PLCI 0x%x",
+		   i, calls[i].plci);
+
+	for (i = 0; i < ncalls; i++) {
+		if (calls[i].state != ACTIVE)
+			continue;
+		calls[i].msgnum = msgnum;
+		calls[i].state = B3_DIALING;
+		CONNECT_B3_REQ(&m, (_cword)applid, (_cword)msgnum++,
+			       calls[i].plci, NULL);
+		capi_put_cmsg(&m);
+	}
+	settle(B3_DIALING, 10);
+	for (i = 0; i < ncalls; i++)
+		ok(calls[i].state == B3_ACTIVE, "call %u: B3 up, NCCI 0x%x", i,
+		   calls[i].ncci);
+}
+
+/* Wait for a name to appear, as pppdcapiplugin does: retry for a while. */
+static bool wait_name(const char *name)
+{
+	double end = now() + wait_s;
+
+	while (access(name, F_OK) != 0) {
+		if (now() > end)
+			return false;
+		usleep(20000);
+	}
+	return true;
+}
+
+static bool echo_through(const char *name, unsigned int i)
+{
+	char out[64], in[64];
+	struct termios t;
+	size_t len, got = 0;
+	double end;
+	int fd;
+
+	fd = open(name, O_RDWR | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) {
+		printf("# open %s: %s\n", name, strerror(errno));
+		return false;
+	}
+	if (tcgetattr(fd, &t) == 0) {
+		cfmakeraw(&t);
+		tcsetattr(fd, TCSANOW, &t);
+	}
+	len = (size_t)snprintf(out, sizeof(out), "capi-devd echo %u via %s", i,
+			       name);
+	if (write(fd, out, len) != (ssize_t)len) {
+		printf("# write %s: %s\n", name, strerror(errno));
+		close(fd);
+		return false;
+	}
+	end = now() + 5;
+	while (got < len && now() < end) {
+		struct pollfd p = { fd, POLLIN, 0 };
+		ssize_t n;
+
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		n = read(fd, in + got, len - got);
+		if (n > 0)
+			got += (size_t)n;
+	}
+	close(fd);
+	if (got != len || memcmp(in, out, len)) {
+		printf("# %s: wrote \"%.*s\", read %zu byte(s) \"%.*s\"\n",
+		       name, (int)len, out, got, (int)got, in);
+		return false;
+	}
+	return true;
+}
+
+static void use_ttys(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ncalls; i++) {
+		struct call *c = &calls[i];
+		char leg[64];
+
+		if (c->state != B3_ACTIVE)
+			continue;
+		if (!capi20ext_get_tty_devname(applid, c->ncci, c->tty,
+					       sizeof(c->tty))) {
+			ok(false, "call %u: libcapi20 names no tty", i);
+			continue;
+		}
+		c->unit = atoi(c->tty + strlen("/dev/capi/"));
+		ok(wait_name(c->tty), "call %u: %s appeared", i, c->tty);
+		printf("TTY %u %s\n", i, c->tty);
+		if (no_echo)
+			continue;
+		ok(echo_through(c->tty, i), "call %u: bytes echoed through %s",
+		   i, c->tty);
+		if (!legacy)
+			continue;
+		snprintf(leg, sizeof(leg), "/dev/capi20.%02d", c->unit);
+		ok(wait_name(leg) && echo_through(leg, i),
+		   "call %u: bytes echoed through %s", i, leg);
+	}
+}
+
+static void hang_up(void)
+{
+	unsigned int i, up = 0;
+	_cmsg m;
+
+	for (i = 0; i < ncalls; i++) {
+		struct call *c = &calls[i];
+
+		if (c->state == B3_ACTIVE) {
+			DISCONNECT_B3_REQ(&m, (_cword)applid, (_cword)msgnum++,
+					  c->ncci, NULL);
+			capi_put_cmsg(&m);
+		}
+	}
+	settle(B3_ACTIVE, 10);
+	for (i = 0; i < ncalls; i++) {
+		struct call *c = &calls[i];
+
+		if (c->state == ACTIVE || c->state == B3_DOWN ||
+		    c->state == B3_ACTIVE) {
+			DISCONNECT_REQ(&m, (_cword)applid, (_cword)msgnum++,
+				       c->plci, NULL, NULL, NULL, NULL);
+			capi_put_cmsg(&m);
+		}
+	}
+	settle(B3_DOWN, 10);
+	settle(ACTIVE, 10);
+	for (i = 0; i < ncalls; i++)
+		if (calls[i].state != DOWN && calls[i].state != IDLE)
+			up++;
+	ok(up == 0, "hung up: %u call(s) still up", up);
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int err;
+	int c;
+
+	while ((c = getopt(argc, argv, "c:n:w:lHE")) != -1) {
+		switch (c) {
+		case 'c': ctrl = (unsigned int)atoi(optarg); break;
+		case 'n': ncalls = (unsigned int)atoi(optarg); break;
+		case 'w': wait_s = (unsigned int)atoi(optarg); break;
+		case 'l': legacy = true; break;
+		case 'H': hold = true; break;
+		case 'E': no_echo = true; break;
+		default:
+			fprintf(stderr, "usage: capi-call [-c CTRL] [-n CALLS] "
+				"[-w SECONDS] [-l] [-H] [-E]\n");
+			return 2;
+		}
+	}
+	if (ncalls < 1 || ncalls > MAX_CALLS || ctrl < 1) {
+		fprintf(stderr, "capi-call: CALLS must be 1..%d, CTRL >= 1\n",
+			MAX_CALLS);
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	err = capi20_isinstalled();
+	ok(err == CapiNoError, "CAPI is installed (0x%04x %s)", err,
+	   capi_info2str((_cword)err));
+	if (err != CapiNoError)
+		goto out;
+	err = capi20_register(ncalls, 7, 2048, &applid);
+	ok(err == CapiNoError, "application registered, ApplID %u", applid);
+	if (err != CapiNoError)
+		goto out;
+	ok(capi20ext_set_flags(applid, CAPIFLAG_HIGHJACKING) == CapiNoError,
+	   "CAPIFLAG_HIGHJACKING set");
+
+	dial();
+	use_ttys();
+	if (hold) {
+		struct sigaction sa = { .sa_handler = on_signal };
+
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGINT, &sa, NULL);
+		printf("HOLDING\n");
+		while (!stop) {
+			struct pollfd p = { 0, POLLIN, 0 };
+
+			pump(50);
+			if (poll(&p, 1, 0) > 0) {
+				char buf[64];
+
+				if (read(0, buf, sizeof(buf)) <= 0)
+					break;
+			}
+		}
+	}
+	hang_up();
+	capi20_release(applid);
+out:
+	printf("1..%d\n", tap_n);
+	printf("capi-call: %d passed, %d failed\n", tap_n - tap_failed,
+	       tap_failed);
+	return tap_failed ? 1 : 0;
+}
