@@ -256,7 +256,9 @@ fi
 obj="$kc/obj/$pkg-$pkgver-$variant"
 mkdir -p "$obj"
 jobs=${CAPI_KERNEL_JOBS:-$(($(nproc) + 1))}
-makeargs=(-C "$src" O="$obj" ARCH=x86_64 -j"$jobs"
+# LOCALVERSION= (set, empty): no "+" from scripts/setlocalversion for the
+# git work tree, the release stays <version>-capi whatever the series
+makeargs=(-C "$src" O="$obj" ARCH=x86_64 -j"$jobs" LOCALVERSION=
 	KBUILD_BUILD_USER=capi-devd KBUILD_BUILD_HOST=localhost
 	KBUILD_BUILD_TIMESTAMP="$pkg $pkgver")
 if [ "${CAPI_NO_CCACHE:-0}" != 1 ] && command -v ccache >/dev/null 2>&1; then

@@ -122,7 +122,18 @@ emit_nod() { # guest mode type major minor
 	echo "nod $1 $2 0 0 $3 $4 $5" >>"$spec"
 }
 
-declare -A ldd_done=()
+declare -A ldd_done=() notfound=()
+# libraries ldd could not resolve for some file (e.g. a .so whose RUNPATH is
+# on the executable): warn when no file of that name made it in
+warn_notfound() {
+	local l
+	for l in "${!notfound[@]}"; do
+		grep -qE "^(file|slink) [^ ]*/$l " "$spec" 2>/dev/null ||
+			[ -n "$(printf '%s\n' "${!seen[@]}" | grep -F "/$l")" ] ||
+			echo "mkinitramfs.sh: warning: ${notfound[$l]} needs $l, not found by ldd" >&2
+	done
+	notfound=()
+}
 is_elf() {
 	local m=""
 	[ -f "$1" ] || return 1
@@ -135,7 +146,7 @@ add_libs() { # host ELF file
 	ldd_done[$f]=1
 	while IFS= read -r line; do
 		case "$line" in
-		*"=> not found"*) echo "mkinitramfs.sh: warning: $f: ${line%%=>*} not found" >&2; continue ;;
+		*"=> not found"*) lib=${line%%=>*}; lib=$(echo $lib); notfound[$lib]="$f"; continue ;;
 		*"=> /"*) lib=${line#*=> }; lib=${lib%% (*} ;;
 		/*) lib=${line%% (*} ;;
 		*) continue ;;
@@ -230,7 +241,6 @@ build_base() {
 		local-fs.target local-fs-pre.target swap.target multi-user.target shutdown.target \
 		reboot.target final.target umount.target emergency.target rescue.target exit.target \
 		network.target network-pre.target time-set.target \
-		-.slice system.slice \
 		systemd-journald.service systemd-journald.socket systemd-journald-dev-log.socket \
 		systemd-journald-audit.socket \
 		systemd-udevd.service systemd-udevd-control.socket systemd-udevd-kernel.socket \
@@ -238,7 +248,7 @@ build_base() {
 		kmod-static-nodes.service systemd-tmpfiles-setup-dev.service systemd-tmpfiles-setup.service \
 		systemd-reboot.service \
 		sys-kernel-debug.mount sys-kernel-tracing.mount; do
-		add_host "/lib/systemd/system/$u"
+		add_if "/lib/systemd/system/$u"
 	done
 	# there is no ACPI: poweroff and halt reboot, and QEMU runs with -no-reboot
 	emit_slink /etc/systemd/system/poweroff.target /lib/systemd/system/reboot.target
@@ -350,6 +360,7 @@ build_base() {
 	emit_dir /etc/udev/rules.d
 	emit_dir /etc/modprobe.d
 
+	warn_notfound
 	"$gen" -t "$(date +%s)" "$spec" >"$tmp/base.cpio" || die "gen_init_cpio failed (spec: $spec)"
 	printf '%s\n' "${!seen[@]}" | sort >"$tmp/base.list"
 	mv "$tmp/base.list" "$base_list"
@@ -508,6 +519,8 @@ EOF
 	emit_file /etc/systemd/system/capi-shell.service "$tmp/capi-shell.service" 0644
 	emit_slink /etc/systemd/system/capi.target.wants/capi-shell.service ../capi-shell.service
 fi
+
+warn_notfound
 
 # key of the whole thing: parts + the extra spec with sizes/mtimes of host files
 extra_key=$( {

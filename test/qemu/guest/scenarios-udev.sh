@@ -1,0 +1,90 @@
+#!/bin/bash
+# Runs INSIDE the test VM: udevd with 50-capi.rules, capi-devd.service
+# (--source=udev), the patched kernel.  Scenarios 1, 4, 5, 7 and 9.
+. /capi-test/scenario-lib.sh
+scenario_list="udevd + rules + capi-devd"
+
+scenario="setup"
+check "capi-devd.service is active" systemctl -q is-active capi-devd.service
+check "capi-devd chose --source=udev" bash -c "journalctl -b -u capi-devd.service -o cat --no-pager | grep -q \"source udev\""
+modprobe capisim $CAPISIM_PARAMS
+check "capisim is loaded and its controller listed" wait_for 5 grep -q . /proc/capi/controllers
+settle
+
+scenario="1 udev storm"
+calls_up 25 -l
+settle
+contract "25 calls"
+verify "25 calls"
+calls_down
+settle
+wait_for 5 test -z "$(ls -d /dev/capi20.* 2>/dev/null)"
+names_gone "after hang-up"
+no_dangling "after hang-up"
+verify "after hang-up"
+
+scenario="4 network hang-up"
+calls_up 2
+settle
+u0=$(units | sed -n 1p)
+u1=$(units | sed -n 2p)
+ncci=$(sed -n 's/^ok [0-9]* - call 0: B3 up, NCCI \(0x[0-9a-f]*\)$/\1/p' "$CALL_OUT")
+hangup=$(ls /sys/kernel/debug/capisim/*/hangup 2>/dev/null | head -1)
+if [ -n "$hangup" ] && [ -n "$ncci" ] && echo "$ncci" >"$hangup"; then
+	ok "debugfs: network hangs up NCCI $ncci of tty $u0"
+else
+	not_ok "debugfs: network hangs up NCCI $ncci of tty $u0 ($hangup)"
+fi
+settle
+check "tty $u0 is gone with its names" wait_for 5 test ! -e "/dev/capi/$u0" -a ! -L "/dev/capi20.$(printf %02d "$u0")"
+check "tty $u1 of the other call keeps its names" resolves_to "/dev/capi20.$(printf %02d "$u1")" "$(tty_dev "$u1")"
+calls_down
+settle
+names_gone "network hang-up"
+
+scenario="5 unload with live calls"
+calls_up 3
+settle
+modprobe -r capisim
+r=$?
+check "capisim unloads with 3 live calls (modprobe -r: $r)" test $r = 0
+settle
+wait_for 5 test -z "$(ls -d /dev/capi20.* /dev/capi/* 2>/dev/null)"
+names_gone "after unload"
+no_dangling "after unload"
+calls_down
+bad=$(dmesg | grep -E 'WARNING:|BUG:|Oops|Call Trace')
+if [ -z "$bad" ]; then ok "no kernel warning"; else not_ok "no kernel warning"; echo "$bad" | diag; fi
+modprobe capisim $CAPISIM_PARAMS
+calls_up 2
+settle
+contract "after reload"
+calls_down
+settle
+
+scenario="7 on-demand loading"
+modprobe -r capisim kernelcapi
+check "kernelcapi is unloaded" test ! -d /sys/module/kernelcapi
+check "the static /dev/capi20 stays (char 68:0)" test "$(stat -c '%F %Hr:%Lr' /dev/capi20 2>&1)" = "character special file 68:0"
+out=$(capi-call -n 0 2>&1)
+if [ $? = 0 ]; then ok "libcapi20 opens /dev/capi20 with the driver unloaded: registered"
+else not_ok "libcapi20 opens /dev/capi20 with the driver unloaded"; echo "$out" | diag; fi
+check "kernelcapi was loaded by the open" test -d /sys/module/kernelcapi
+modprobe capisim $CAPISIM_PARAMS
+calls_up 1
+calls_down
+
+scenario="9 rules only (modern)"
+systemctl stop capi-devd.service
+settle
+calls_up 25
+settle
+out=$(capi-devd --verify --devices-txt="$SPEC" 2>&1)
+rc=$?
+echo "$out" | diag
+ok "rules alone, 25 calls: --verify exit $rc, $(echo "$out" | grep -c '^DEVIATION') deviation(s) (documented, not required)"
+calls_down
+check "the system is still well: no kernel warning" test -z "$(dmesg | grep -E 'WARNING:|BUG:|Oops')"
+systemctl start capi-devd.service
+
+finish

@@ -1,0 +1,57 @@
+#!/bin/bash
+# test/qemu/scenario.sh - run a group of make check scenarios in the VM.
+#
+# Usage: test/qemu/scenario.sh udev|kernel|prefix
+#
+# Boots the patched kernel with systemd, udevd, 50-capi.rules,
+# capi-devd.service and the libcapi20 client capi-call, and runs
+# guest/scenarios-GROUP.sh inside; prints its TAP.
+#   udev    udevd + rules + capi-devd --source=udev     (scenarios 1 4 5 7 9)
+#   kernel  udevd masked, capi-devd --source=kernel     (scenarios 2 3 8)
+#   prefix  the pre-fix fixture build of kernelcapi      (scenarios 6 9)
+# CAPI_DEVD and CAPI_CALL name the built binaries (make check sets them).
+set -uo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top=$(cd "$here/../.." && pwd)
+group=${1:?usage: scenario.sh udev|kernel|prefix}
+: "${CAPI_DEVD:?set CAPI_DEVD to the built capi-devd (make check does)}"
+: "${CAPI_CALL:?set CAPI_CALL to the built test/client/capi-call (make check does)}"
+cache=${CAPI_DEVD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/capi-devd}
+
+# The unit as installed, with the binary in /usr/sbin; devices.txt from
+# the same linux-source the kernel is built from.
+work=$cache/scenario-files
+mkdir -p "$work"
+sed 's|@sbindir[@]|/usr/sbin|g' "$top/rules/capi-devd.service.in" >"$work/capi-devd.service.new"
+cmp -s "$work/capi-devd.service.new" "$work/capi-devd.service" ||
+	mv "$work/capi-devd.service.new" "$work/capi-devd.service"
+src=/usr/src/linux-source-6.1.tar.xz
+if [ ! -s "$work/devices.txt" ] || [ "$src" -nt "$work/devices.txt" ]; then
+	tar -xJf "$src" -C "$work" --strip-components=3 \
+		linux-source-6.1/Documentation/admin-guide/devices.txt ||
+		{ echo "Bail out! cannot read devices.txt from $src (apt-get install linux-source-6.1)"; exit 1; }
+fi
+
+append=""
+modules=staging
+case $group in
+udev) ;;
+kernel)
+	for u in systemd-udevd.service systemd-udevd-control.socket \
+		systemd-udevd-kernel.socket systemd-udev-trigger.service \
+		systemd-udev-settle.service; do
+		append="$append systemd.mask=$u"
+	done ;;
+prefix) modules=staging-prefix ;;
+*) echo "scenario.sh: unknown group '$group'" >&2; exit 2 ;;
+esac
+
+CAPI_VM_MODULES=$modules CAPI_VM_APPEND="${CAPI_VM_APPEND:-}$append" \
+exec "$here/vm-test.sh" "$here/guest/scenarios-$group.sh" \
+	--add "$here/guest/scenario-lib.sh:/capi-test/scenario-lib.sh" \
+	--add "$CAPI_DEVD:/usr/sbin/capi-devd" \
+	--add "$CAPI_CALL:/usr/bin/capi-call" \
+	--add "$top/rules/50-capi.rules:/lib/udev/rules.d/50-capi.rules" \
+	--add "$work/devices.txt:/usr/share/capi-devd/devices.txt" \
+	--unit "$work/capi-devd.service" --enable capi-devd.service \
+	--pkg libcapi20-3
