@@ -1,0 +1,3 @@
+#!/bin/sh
+# make check: scenario group "kernel" (capi-devd without udevd) in the VM; see test/qemu/scenario.sh.
+exec "$(dirname "$0")/scenario.sh" kernel
