@@ -146,12 +146,43 @@ static int is_our_node(const struct stat *st, const struct name_op *op)
 	       minor(st->st_rdev) == op->minor;
 }
 
+/* Is the directory part of path (if any) a directory, not a symlink? */
+static bool dir_is_real(const struct tree *t, const char *path)
+{
+	const char *slash = strchr(path, '/');
+	char dir[POLICY_PATH_MAX];
+	struct stat st;
+
+	if (!slash)
+		return true;
+	if ((size_t)(slash - path) >= sizeof(dir))
+		return false;
+	memcpy(dir, path, (size_t)(slash - path));
+	dir[slash - path] = '\0';
+	return fstatat(t->devfd, dir, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       S_ISDIR(st.st_mode);
+}
+
+static bool perms_right(const struct tree *t, const struct stat *st)
+{
+	return (st->st_mode & 07777) == t->mode && st->st_gid == t->gid;
+}
+
 static int do_node(struct tree *t, const struct name_op *op)
 {
 	char dir[POLICY_PATH_MAX];
 	const char *base;
 	struct stat st;
 	int dfd, ret = 0;
+
+	/*
+	 * Fast path, the common case under devtmpfs: the node is there and
+	 * right, in a real directory (not through a symlink).
+	 */
+	if (dir_is_real(t, op->path) &&
+	    fstatat(t->devfd, op->path, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    is_our_node(&st, op) && (!op->perms || perms_right(t, &st)))
+		return 0;
 
 	dfd = open_parent(t, op->path, true, &base, dir, sizeof(dir));
 	if (dfd < 0)
@@ -207,10 +238,13 @@ static int do_node_gone(struct tree *t, const struct name_op *op)
 	struct stat st;
 	int dfd, ret = 0;
 
+	/* devtmpfs removes its own node before the event: usually no node. */
+	if (fstatat(t->devfd, op->path, &st, AT_SYMLINK_NOFOLLOW) < 0 &&
+	    errno == ENOENT)
+		return 0;
 	dfd = open_parent(t, op->path, false, &base, dir, sizeof(dir));
 	if (dfd < 0)
 		return 0;	/* no directory, no node */
-	/* devtmpfs removes its own node before the event; this is the rest. */
 	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    is_our_node(&st, op)) {
 		if (t->dry_run)
