@@ -44,6 +44,16 @@ echo junk >"$ROOT/dev/capi/3"
 absent capi20.03
 log_has "$ROOT/dev/capi/3 is a regular file, not ours" "warns about the file at the node's name"
 
+# capi/ is a symlink out of the dev root, with the right node behind it:
+# still not ours, and no link is pointed through it.
+rm -rf "$ROOT/dev" "$ROOT/outside" && mkdir -p "$ROOT/dev" "$ROOT/outside"
+mknod -m 0660 "$ROOT/outside/3" c 240 3
+chgrp "$GID" "$ROOT/outside/3"
+ln -s ../outside "$ROOT/dev/capi"
+{ ev add capi/3 240 3; } | devd --replay=-
+absent capi20.03
+log_has "$ROOT/dev/capi is not a directory, not ours" "a symlinked capi/ is refused"
+
 # A leftover temporary name from a crash does not stop us.
 rm -rf "$ROOT/dev" && mkdir "$ROOT/dev"
 ln -s junk "$ROOT/dev/.#capi-devd.capi20.02"
