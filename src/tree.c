@@ -185,9 +185,13 @@ static int do_node(struct tree *t, const struct name_op *op)
 		return 0;
 
 	dfd = open_parent(t, op->path, true, &base, dir, sizeof(dir));
-	if (dfd < 0)
-		return (t->dry_run && errno == ENOENT) ? 0 :
-			failed(t, "open the directory of", op->path);
+	if (dfd < 0) {
+		if (t->dry_run && errno == ENOENT)
+			return 0;
+		if (errno == ENOTDIR || errno == ELOOP)
+			return refuse(t, dir, "not a directory");
+		return failed(t, "open the directory of", op->path);
+	}
 
 	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		if (!is_our_node(&st, op)) {
