@@ -55,34 +55,9 @@ static bool units_has(const struct units *u, unsigned int unit)
 static int read_device(int classfd, const char *class, const char *name,
 		       struct capi_event *ev)
 {
-	char path[512], buf[4096];
-	struct uevent_fields f;
-	const char *why, *p, *end, *nl;
-	ssize_t len;
-	int fd;
+	const char *why = "";
 
-	snprintf(path, sizeof(path), "%s/uevent", name);
-	fd = openat(classfd, path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	len = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (len < 0)
-		return -1;
-
-	uevent_reset(&f);
-	uevent_add_line(&f, "ACTION=add", 10);
-	snprintf(path, sizeof(path), "DEVPATH=/class/%s/%s", class, name);
-	uevent_add_line(&f, path, strlen(path));
-	snprintf(path, sizeof(path), "SUBSYSTEM=%s", class);
-	uevent_add_line(&f, path, strlen(path));
-	for (p = buf, end = buf + len; p < end; p = nl + 1) {
-		nl = memchr(p, '\n', (size_t)(end - p));
-		if (!nl)
-			nl = end;
-		uevent_add_line(&f, p, (size_t)(nl - p));
-	}
-	switch (uevent_finish(&f, ev, &why)) {
+	switch (uevent_read_sysfs(classfd, class, name, ev, &why)) {
 	case UEVENT_OK:
 		return 0;
 	case UEVENT_BAD:

@@ -7,7 +7,10 @@
  * here as UEVENT_OK names a CAPI device by scheme, kind and unit number;
  * the raw DEVNAME string never reaches the code that touches the disk.
  */
+#include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include "uevent.h"
 
 enum {
@@ -265,6 +268,44 @@ enum uevent_verdict uevent_parse_kernel(const char *buf, size_t len,
 			*why = "kernel message with a property that is not KEY=VALUE";
 			return UEVENT_BAD;
 		}
+	}
+	return uevent_finish(&f, ev, why);
+}
+
+enum uevent_verdict uevent_read_sysfs(int classfd, const char *class,
+				      const char *name, struct capi_event *ev,
+				      const char **why)
+{
+	char path[512], buf[4096];
+	struct uevent_fields f;
+	const char *p, *end, *nl;
+	ssize_t len;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/uevent", name);
+	fd = openat(classfd, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		*why = "no uevent file";
+		return UEVENT_IGNORE;
+	}
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len < 0) {
+		*why = "unreadable uevent file";
+		return UEVENT_IGNORE;
+	}
+
+	uevent_reset(&f);
+	uevent_add_line(&f, "ACTION=add", 10);
+	snprintf(path, sizeof(path), "DEVPATH=/class/%s/%s", class, name);
+	uevent_add_line(&f, path, strlen(path));
+	snprintf(path, sizeof(path), "SUBSYSTEM=%s", class);
+	uevent_add_line(&f, path, strlen(path));
+	for (p = buf, end = buf + len; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			nl = end;
+		uevent_add_line(&f, p, (size_t)(nl - p));
 	}
 	return uevent_finish(&f, ev, why);
 }

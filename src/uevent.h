@@ -44,6 +44,14 @@ enum uevent_verdict uevent_finish(const struct uevent_fields *f,
 				  struct capi_event *ev, const char **why);
 
 /*
+ * Read the uevent file of a device in sysfs, CLASS/NAME/uevent relative to
+ * classfd (MAJOR, MINOR, DEVNAME), as if it were an "add" event.
+ */
+enum uevent_verdict uevent_read_sysfs(int classfd, const char *class,
+				      const char *name, struct capi_event *ev,
+				      const char **why);
+
+/*
  * Parse one kernel netlink datagram ("action@devpath\0KEY=VALUE\0...").
  * The caller has already checked that the kernel sent it.
  */

@@ -189,8 +189,10 @@ struct live {
 
 static void read_class(const char *sysdir, const char *class, struct live *l)
 {
-	char path[4096], buf[4096];
+	char path[4096];
+	struct capi_event ev;
 	struct dirent *de;
+	const char *why;
 	DIR *d;
 
 	snprintf(path, sizeof(path), "%s/class/%s", sysdir, class);
@@ -198,35 +200,9 @@ static void read_class(const char *sysdir, const char *class, struct live *l)
 	if (!d)
 		return;
 	while ((de = readdir(d))) {
-		struct uevent_fields f;
-		struct capi_event ev;
-		const char *why, *p, *nl, *end;
-		ssize_t len;
-		int fd;
-
-		if (strncmp(de->d_name, "capi", 4))
-			continue;
-		snprintf(path, sizeof(path), "%s/class/%s/%s/uevent", sysdir,
-			 class, de->d_name);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		len = read(fd, buf, sizeof(buf));
-		close(fd);
-		if (len <= 0)
-			continue;
-		uevent_reset(&f);
-		uevent_add_line(&f, "ACTION=add", 10);
-		uevent_add_line(&f, "DEVPATH=/x/capi", 15);
-		snprintf(path, sizeof(path), "SUBSYSTEM=%s", class);
-		uevent_add_line(&f, path, strlen(path));
-		for (p = buf, end = buf + len; p < end; p = nl + 1) {
-			nl = memchr(p, '\n', (size_t)(end - p));
-			if (!nl)
-				nl = end;
-			uevent_add_line(&f, p, (size_t)(nl - p));
-		}
-		if (uevent_finish(&f, &ev, &why) != UEVENT_OK)
+		if (strncmp(de->d_name, "capi", 4) ||
+		    uevent_read_sysfs(dirfd(d), class, de->d_name, &ev,
+				      &why) != UEVENT_OK)
 			continue;
 		if (ev.kind == CAPI_CONTROL) {
 			l->control = true;
