@@ -42,7 +42,6 @@ export LC_ALL=C
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 self="$here/$(basename "${BASH_SOURCE[0]}")"
-repo=$(dirname "$here")
 
 variant=default
 force=0
@@ -143,7 +142,7 @@ kc="$cache/kernel"
 out="$kc/out/$variant-$key"
 
 if [ "$force" = 0 ] && [ -f "$out/.done" ]; then
-	say "up to date: $out"
+	say "up to date: $out (modules: $out/staging)"
 	echo "$out"
 	exit 0
 fi
@@ -234,7 +233,7 @@ done
 # (bool/tristate "..." or a prompt line), i.e. a fragment can set it.
 kconfig_settable() {
 	local sym=$1 files
-	files=$(grep -rlE --include='Kconfig*' "^[[:space:]]*(menu)?config[[:space:]]+$sym[[:space:]]*\$" "$src" 2>/dev/null || true)
+	files=$(grep -rlE --include='Kconfig*' "^[[:space:]]*(menu)?config[[:space:]]+${sym}[[:space:]]*\$" "$src" 2>/dev/null || true)
 	[ -n "$files" ] || return 1
 	# shellcheck disable=SC2086
 	awk -v sym="$sym" '

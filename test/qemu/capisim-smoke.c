@@ -9,12 +9,18 @@
  *	gcc -static -O2 -Wall -o capisim-smoke capisim-smoke.c
  *
  * Usage: capisim-smoke [-d DEV] [-c CONTROLLER] [-n CALLS] [-D DEBUGFS_DIR]
- *                      [-T TTY_PREFIX]
+ *                      [-T TTY_PREFIX] [-k | -U]
  *   DEV          control device (default /dev/capi20)
  *   CONTROLLER   CAPI controller number (default 1)
  *   CALLS        simultaneous outgoing calls with a tty each (default 2)
  *   DEBUGFS_DIR  default /sys/kernel/debug/capisim/ctrCONTROLLER
  *   TTY_PREFIX   tty of unit N is TTY_PREFIX N (default /dev/capi/)
+ *   -k           after the echo checks, exit with the calls up (kernelcapi
+ *                releases the application: capisim must drop its calls)
+ *   -U           after the echo checks, print "HOLDING" and wait up to 60 s
+ *                for the controller to go away (rmmod capisim): every call
+ *                must get DISCONNECT_B3_IND and DISCONNECT_IND (0x3301),
+ *                and the ttys must disappear
  *
  * Checks: registration and profile; LISTEN; CALLS outgoing calls with a B3
  * connection and a tty (CAPIFLAG_HIGHJACKING) each, data written to each
@@ -403,27 +409,74 @@ static int debugfs_connections(void)
 	return n;
 }
 
+/* -U: the controller goes away under the calls. */
+static int wait_unplug(int ncalls)
+{
+	int b3 = 0, disc = 0, i, bad = 0;
+	struct stat st;
+	char path[64];
+	struct msg m;
+
+	printf("HOLDING\n");
+	fflush(stdout);
+	while (b3 < ncalls || disc < ncalls) {
+		struct pollfd p = { .fd = capifd, .events = POLLIN };
+
+		if (poll(&p, 1, 60000) != 1)
+			break;
+		if (read(capifd, m.b, sizeof(m.b)) < 12)
+			break;
+		if (m.b[4] == C_DISCONNECT_B3 && m.b[5] == IND) {
+			b3++;
+			bad |= get16(m.b + 12) != 0x3301;
+			send_simple(C_DISCONNECT_B3, RESP, get32(m.b + 8));
+		} else if (m.b[4] == C_DISCONNECT && m.b[5] == IND) {
+			disc++;
+			bad |= get16(m.b + 12) != 0x3301;
+			send_simple(C_DISCONNECT, RESP, get32(m.b + 8));
+		}
+	}
+	ok(b3 == ncalls && disc == ncalls && !bad,
+	   "controller gone: %d DISCONNECT_B3_IND, %d DISCONNECT_IND, reason 0x3301",
+	   b3, disc);
+	for (i = 0; i < ncalls; i++)
+		if (calls[i].tty >= 0)
+			close(calls[i].tty);
+	usleep(200000);
+	for (i = 0; i < ncalls; i++) {
+		snprintf(path, sizeof(path), "%s%d", tty_prefix, calls[i].unit);
+		if (stat(path, &st) == 0)
+			break;
+	}
+	ok(i == ncalls, "the ttys are gone");
+	close(capifd);
+	printf("1..%d\n", tap_n);
+	return tap_failed ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *dev = "/dev/capi20";
 	capi_register_params rp;
 	struct call extra[MAXCALLS], in = { .tty = -1 };
 	unsigned int flags = CAPIFLAG_HIGHJACKING;
-	int ncalls = 2, i, nextra = 0, opt, r;
+	int ncalls = 2, i, nextra = 0, opt, r, keep = 0, unplug = 0;
 	capi_ioctl_struct io;
 	char dbg[128];
 	struct msg m;
 	uint32_t adr;
 
-	while ((opt = getopt(argc, argv, "d:c:n:D:T:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:c:n:D:T:kU")) != -1) {
 		switch (opt) {
+		case 'k': keep = 1; break;
+		case 'U': unplug = 1; break;
 		case 'd': dev = optarg; break;
 		case 'c': ctrl = atoi(optarg); break;
 		case 'n': ncalls = atoi(optarg); break;
 		case 'D': debugfs_dir = optarg; break;
 		case 'T': tty_prefix = optarg; break;
 		default:
-			fprintf(stderr, "usage: %s [-d DEV] [-c CONTROLLER] [-n CALLS] [-D DEBUGFS_DIR] [-T TTY_PREFIX]\n",
+			fprintf(stderr, "usage: %s [-d DEV] [-c CONTROLLER] [-n CALLS] [-D DEBUGFS_DIR] [-T TTY_PREFIX] [-k | -U]\n",
 				argv[0]);
 			return 2;
 		}
@@ -483,6 +536,12 @@ int main(int argc, char **argv)
 		   i, tty_prefix, calls[i].unit);
 	ok(debugfs_connections() == ncalls, "debugfs connections lists %d calls",
 	   ncalls);
+	if (keep) {
+		printf("# exiting with %d calls up\n", ncalls);
+		goto out;
+	}
+	if (unplug)
+		return wait_unplug(ncalls);
 
 	/* requests capisim must refuse */
 	connect_b3_req(ctrl | 0xfe00);
@@ -588,6 +647,7 @@ int main(int argc, char **argv)
 			break;
 	}
 	ok(i == ncalls, "the ttys are gone");
+out:
 	close(capifd);
 
 	printf("1..%d\n", tap_n);

@@ -27,7 +27,7 @@
 #   CAPI_QEMU_ACCEL   kvm or tcg; default: probe KVM once (bounded boot of the
 #                     kernel, result cached per QEMU/host kernel), else tcg
 #   CAPI_QEMU_MEM     MiB (default 512)
-#   CAPI_QEMU_SMP     CPUs (default 2)
+#   CAPI_QEMU_SMP     CPUs (default 1; without ACPI the guest only sees one)
 #   CAPI_QEMU_TIMEOUT default for --timeout
 #   CAPI_QEMU_APPEND  more kernel command line
 #   CAPI_QEMU_QUIET=1 no progress lines on stderr
@@ -114,7 +114,7 @@ rm -f "$console" "$report" "$diag"
 : >"$diag"
 
 mem=${CAPI_QEMU_MEM:-512}
-smp=${CAPI_QEMU_SMP:-2}
+smp=${CAPI_QEMU_SMP:-1}
 cmdline="console=ttyS0,115200 panic=-1 systemd.show_status=1 systemd.log_color=0"
 if [ "$vm" = 1 ]; then
 	serial0=(-serial mon:stdio)

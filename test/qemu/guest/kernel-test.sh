@@ -3,7 +3,7 @@
 # Prints TAP. Checks the kernel side of capi-devd's world:
 #   - the static /dev/capi20 node (kmod-static-nodes from modules.devname)
 #   - opening it loads kernelcapi (char-major-68-0 alias)
-#   - capisim registers a controller in /proc/capi/controllers
+#   - capisim registers a controller in /proc/capi/controller{,s/N}
 #   - unload/reload without kernel warnings
 # Parts the kernel build does not provide yet (series incomplete) are
 # skipped, unless the kernel command line says capi.expect=full: then a
@@ -36,7 +36,13 @@ loaded() { grep -q "^$1 " /proc/modules; }
 # "c 68:0" for a character device node, else what it is
 node() { if [ -e "$1" ]; then stat -c '%F %Hr:%Lr' "$1" | sed 's/^character special file/c/'; else echo missing; fi; }
 bad_dmesg() { dmesg | grep -E 'WARNING:|BUG:|Oops|Call Trace|general protection|list_(add|del) corruption' ; }
-controllers() { grep -c . /proc/capi/controllers 2>/dev/null || echo 0; }
+# /proc/capi/controller lists the controllers ("cnr driver state name
+# procinfo"); /proc/capi/controllers/ holds one entry per controller
+capisim_listed() {
+	local cnr
+	cnr=$(awk '$2 == "capisim" { print $1; exit }' /proc/capi/controller 2>/dev/null)
+	[ -n "$cnr" ] && [ -e "/proc/capi/controllers/$cnr" ]
+}
 
 krel=$(uname -r)
 moddir=/lib/modules/$krel
@@ -45,7 +51,7 @@ modinfo capisim >/dev/null 2>&1 && has_capisim=1
 has_devname=0
 grep -q '^kernelcapi capi20 c68:0$' "$moddir/modules.devname" 2>/dev/null && has_devname=1
 
-echo "1..14"
+echo "1..15"
 echo "# kernel $krel, expect=$expect, capisim module: $has_capisim, devname alias: $has_devname"
 
 # 1
@@ -104,18 +110,18 @@ else
 	{ echo "/dev/capi20: $s"; ls -l /sys/class/capi/ /dev/capi* ; } 2>&1 | diag
 fi
 # 9
-check "/proc/capi/controllers exists" test -e /proc/capi/controllers
+check "/proc/capi/controller and /proc/capi/controllers/ exist" \
+	test -f /proc/capi/controller -a -d /proc/capi/controllers
 # 10
-before=$(controllers)
 if [ $has_capisim = 1 ]; then
-	if modprobe capisim 2>&1 | diag && loaded capisim && [ "$(controllers)" -gt "$before" ]; then
-		ok "capisim registers a controller in /proc/capi/controllers"
+	if ! capisim_listed && modprobe capisim 2>&1 | diag && loaded capisim && capisim_listed; then
+		ok "capisim registers a controller (/proc/capi/controller, /proc/capi/controllers/N)"
 	else
-		not_ok "capisim registers a controller in /proc/capi/controllers"
+		not_ok "capisim registers a controller (/proc/capi/controller, /proc/capi/controllers/N)"
 	fi
-	diag </proc/capi/controllers
+	{ cat /proc/capi/controller; ls /proc/capi/controllers; } 2>&1 | diag
 else
-	skip "capisim registers a controller in /proc/capi/controllers" "no capisim module (series patch 3 missing)"
+	skip "capisim registers a controller (/proc/capi/controller, /proc/capi/controllers/N)" "no capisim module (series patch adding it missing)"
 fi
 # 11
 unload_ok=1
@@ -130,11 +136,11 @@ loaded kernelcapi || reload_ok=0
 if [ $has_capisim = 1 ]; then
 	modprobe capisim 2>&1 | diag
 	loaded capisim || reload_ok=0
-	[ "$(controllers)" -gt 0 ] || reload_ok=0
+	capisim_listed || reload_ok=0
 fi
 udevadm settle -t 10 2>/dev/null
 [ "$(node /dev/capi20)" = "c 68:0" ] || reload_ok=0
-if [ $reload_ok = 1 ]; then ok "reload: modules back, /dev/capi20 char 68:0"; else not_ok "reload: modules back, /dev/capi20 char 68:0"; { grep capi /proc/modules; ls -l /dev/capi*; cat /proc/capi/controllers; } 2>&1 | diag; fi
+if [ $reload_ok = 1 ]; then ok "reload: modules back, /dev/capi20 char 68:0"; else not_ok "reload: modules back, /dev/capi20 char 68:0"; { grep capi /proc/modules; ls -l /dev/capi*; cat /proc/capi/controller; } 2>&1 | diag; fi
 # 13
 if [ $has_capisim = 1 ]; then
 	rmmod capisim 2>&1 | diag
@@ -144,6 +150,19 @@ if ! loaded kernelcapi && ! loaded capisim; then ok "second unload"; else not_ok
 # 14
 b=$(bad_dmesg)
 if [ -z "$b" ]; then ok "no WARNING/BUG/Oops in dmesg after load/unload cycles"; else not_ok "no WARNING/BUG/Oops in dmesg after load/unload cycles"; dmesg | tail -n 60 | diag; fi
+
+# 15: only a debug kernel (kernel/build.sh --debug) has kmemleak; the skip
+# does not depend on capi.expect
+kml=/sys/kernel/debug/kmemleak
+if [ -w $kml ]; then
+	echo scan >$kml; sleep 6; echo scan >$kml
+	# capi in the backtrace, or an address in module space: the modules are
+	# unloaded by now and their symbols no longer resolve
+	leaks=$(awk -v re='capi|\\] 0xffffffffa' '/^unreferenced object/ { if (blk ~ re) print blk; blk = "" } { blk = blk $0 "\n" } END { if (blk ~ re) print blk }' $kml)
+	if [ -z "$leaks" ]; then ok "kmemleak: no leak with capi in its backtrace"; else not_ok "kmemleak: no leak with capi in its backtrace"; printf '%b' "$leaks" | diag; fi
+else
+	n=$((n + 1)); echo "ok $n - kmemleak: no leak with capi in its backtrace # SKIP no kmemleak (debug kernel only)"
+fi
 
 dmesg | grep -iE 'capi' | diag
 [ $failed = 0 ]
