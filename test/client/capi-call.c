@@ -131,7 +131,6 @@ static int pump(int timeout_ms)
 		c = by_plci(m.adr.adrPLCI);
 		CONNECT_ACTIVE_RESP(&r, (_cword)applid, m.Messagenumber,
 				    m.adr.adrPLCI);
-		capi_put_cmsg(&r);
 		if (c)
 			c->state = ACTIVE;
 		break;
@@ -151,7 +150,6 @@ static int pump(int timeout_ms)
 		c = by_plci(m.adr.adrNCCI & 0xffff);
 		CONNECT_B3_ACTIVE_RESP(&r, (_cword)applid, m.Messagenumber,
 				       m.adr.adrNCCI);
-		capi_put_cmsg(&r);
 		if (c) {
 			c->ncci = m.adr.adrNCCI;
 			c->state = B3_ACTIVE;
@@ -161,13 +159,11 @@ static int pump(int timeout_ms)
 		/* Only without a tty; the tty path never shows us data. */
 		DATA_B3_RESP(&r, (_cword)applid, m.Messagenumber,
 			     m.adr.adrNCCI, m.DataHandle);
-		capi_put_cmsg(&r);
 		break;
 	case CAPI_DISCONNECT_B3 << 8 | CAPI_IND:
 		c = by_plci(m.adr.adrNCCI & 0xffff);
 		DISCONNECT_B3_RESP(&r, (_cword)applid, m.Messagenumber,
 				   m.adr.adrNCCI);
-		capi_put_cmsg(&r);
 		if (c)
 			c->state = B3_DOWN;
 		break;
@@ -175,7 +171,6 @@ static int pump(int timeout_ms)
 		c = by_plci(m.adr.adrPLCI);
 		DISCONNECT_RESP(&r, (_cword)applid, m.Messagenumber,
 				m.adr.adrPLCI);
-		capi_put_cmsg(&r);
 		if (c) {
 			if (hold && !stop)
 				printf("# call %d: hung up by the network (PLCI 0x%x)\n",
@@ -221,12 +216,12 @@ static void dial(void)
 		called[1] = 0x80;
 		calls[i].msgnum = msgnum;
 		calls[i].state = DIALING;
-		CONNECT_REQ(&m, (_cword)applid, (_cword)msgnum++, ctrl,
+		/* libcapi20's CONNECT_REQ() and friends fill and send. */
+		if (CONNECT_REQ(&m, (_cword)applid, (_cword)msgnum++, ctrl,
 			    2 /* unrestricted digital */, called, NULL, NULL,
 			    NULL, 0 /* HDLC */, 1 /* transparent */,
 			    0 /* transparent */, NULL, NULL, NULL, NULL, NULL,
-			    NULL, NULL, NULL, NULL, NULL, NULL, NULL);
-		if (capi_put_cmsg(&m) != CapiNoError) {
+			    NULL, NULL, NULL, NULL, NULL, NULL, NULL) != CapiNoError) {
 			ok(false, "call %u: CONNECT_REQ not accepted", i);
 			calls[i].state = DOWN;
 		}
@@ -243,7 +238,6 @@ static void dial(void)
 		calls[i].state = B3_DIALING;
 		CONNECT_B3_REQ(&m, (_cword)applid, (_cword)msgnum++,
 			       calls[i].plci, NULL);
-		capi_put_cmsg(&m);
 	}
 	settle(B3_DIALING, 10);
 	for (i = 0; i < ncalls; i++)
@@ -349,7 +343,6 @@ static void hang_up(void)
 		if (c->state == B3_ACTIVE) {
 			DISCONNECT_B3_REQ(&m, (_cword)applid, (_cword)msgnum++,
 					  c->ncci, NULL);
-			capi_put_cmsg(&m);
 		}
 	}
 	settle(B3_ACTIVE, 10);
@@ -360,7 +353,6 @@ static void hang_up(void)
 		    c->state == B3_ACTIVE) {
 			DISCONNECT_REQ(&m, (_cword)applid, (_cword)msgnum++,
 				       c->plci, NULL, NULL, NULL, NULL);
-			capi_put_cmsg(&m);
 		}
 	}
 	settle(B3_DOWN, 10);

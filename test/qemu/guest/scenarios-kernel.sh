@@ -9,7 +9,7 @@ check "systemd-udevd is not running" test ! -e /run/udev/control
 check "capi-devd.service is active" systemctl -q is-active capi-devd.service
 check "capi-devd chose --source=kernel" bash -c "journalctl -b -u capi-devd.service -o cat --no-pager | grep -q 'source kernel'"
 modprobe capisim $CAPISIM_PARAMS
-check "capisim's controller is listed" wait_for 5 grep -q . /proc/capi/controllers
+check "capisim's controller is listed" wait_for 5 grep -q . /proc/capi/controller
 
 scenario="2 kernel storm"
 calls_up 25 -l

@@ -8,7 +8,7 @@ scenario_list="pre-fix names"
 scenario="setup"
 check "capi-devd.service is active" systemctl -q is-active capi-devd.service
 modprobe capisim $CAPISIM_PARAMS
-check "capisim's controller is listed" wait_for 5 grep -q . /proc/capi/controllers
+check "capisim's controller is listed" wait_for 5 grep -q . /proc/capi/controller
 settle
 check "the fixture kernel names its control device capi" test -e /sys/class/capi/capi
 
