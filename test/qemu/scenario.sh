@@ -1,7 +1,7 @@
 #!/bin/bash
 # test/qemu/scenario.sh - run a group of make check scenarios in the VM.
 #
-# Usage: test/qemu/scenario.sh udev|kernel|prefix
+# Usage: test/qemu/scenario.sh udev|kernel|prefix|demo
 #
 # Boots the patched kernel with systemd, udevd, 50-capi.rules,
 # capi-devd.service and the libcapi20 client capi-call, and runs
@@ -9,6 +9,7 @@
 #   udev    udevd + rules + capi-devd --source=udev     (scenarios 1 4 5 7 9)
 #   kernel  udevd masked, capi-devd --source=kernel     (scenarios 2 3 8)
 #   prefix  the pre-fix fixture build of kernelcapi      (scenarios 6 9)
+#   demo    as udev: a few calls, the names, --verify (./demo.sh)
 # CAPI_DEVD and CAPI_CALL name the built binaries (make check sets them).
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -35,7 +36,7 @@ fi
 append=""
 modules=staging
 case $group in
-udev) ;;
+udev|demo) ;;
 kernel)
 	for u in systemd-udevd.service systemd-udevd-control.socket \
 		systemd-udevd-kernel.socket systemd-udev-trigger.service \
@@ -46,8 +47,10 @@ prefix) modules=staging-prefix ;;
 *) echo "scenario.sh: unknown group '$group'" >&2; exit 2 ;;
 esac
 
+guest=$here/guest/scenarios-$group.sh
+[ "$group" = demo ] && guest=$here/guest/demo.sh
 CAPI_VM_MODULES=$modules CAPI_VM_APPEND="${CAPI_VM_APPEND:-}$append" \
-exec "$here/vm-test.sh" "$here/guest/scenarios-$group.sh" \
+exec "$here/vm-test.sh" "$guest" \
 	--add "$here/guest/scenario-lib.sh:/capi-test/scenario-lib.sh" \
 	--add "$CAPI_DEVD:/usr/sbin/capi-devd" \
 	--add "$CAPI_CALL:/usr/bin/capi-call" \

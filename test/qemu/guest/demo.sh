@@ -1,0 +1,34 @@
+#!/bin/bash
+# Runs INSIDE the demo VM (udevd, 50-capi.rules, capi-devd.service):
+# places a few calls through capisim with the libcapi20 client, shows the
+# names that appeared and the --verify verdict, echoes data through a tty,
+# hangs up and shows the names gone.
+. /capi-test/scenario-lib.sh
+scenario_list="demo"
+show() {
+	echo "\$ ls -l /dev/capi20 /dev/isdn /dev/capi /dev/capi20.*"
+	ls -l /dev/capi20 /dev/isdn /dev/capi /dev/capi20.* 2>&1
+}
+echo "# kernel $(uname -r); capi-devd.service: $(systemctl is-active capi-devd.service)"
+modprobe capisim $CAPISIM_PARAMS
+echo "\$ cat /proc/capi/controller"
+cat /proc/capi/controller
+echo "\$ capi-call -n 3 -l -H    # three calls, echo through /dev/capi/N and /dev/capi20.NN"
+calls_up 3 -l
+settle
+grep -E '^TTY|echoed' "$CALL_OUT"
+show
+echo "\$ capi-devd --verify"
+capi-devd --verify --devices-txt="$SPEC"
+u=$(units | sed -n 1p)
+echo "\$ echo hello > /dev/capi20.$(printf %02d "$u"); read it back"
+check "bytes echo through /dev/capi20.$(printf %02d "$u")" echo_through "/dev/capi20.$(printf %02d "$u")"
+echo "\$ (hang up)"
+calls_down
+settle
+wait_for 5 test -z "$(ls -d /dev/capi20.* 2>/dev/null)"
+show
+echo "\$ capi-devd --verify"
+capi-devd --verify --devices-txt="$SPEC"
+names_gone "after hang-up"
+finish
