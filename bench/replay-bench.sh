@@ -3,9 +3,13 @@
 # Usage: bench/replay-bench.sh [path/to/capi-devd] [events]
 # Generates EVENTS (default 200000) uevents: a control device, then
 # EVENTS/2 - 1 ttys added and all of them removed again, and replays them
-# into a tmpfs root twice: once with the tty nodes already there (as
-# devtmpfs leaves them: capi-devd makes the link, and checks the node),
-# once into an empty dev (capi-devd also makes and removes each node).
+# into a tmpfs root twice:
+#   devtmpfs-like: the nodes are there for the adds (capi-devd checks them
+#     and makes the links) and gone for the removes (devtmpfs deletes a node
+#     before its remove event; capi-devd removes the links); the adds and
+#     the removes are two replays, timed together, with the nodes deleted
+#     in between, untimed;
+#   empty dev: one replay; capi-devd also makes and removes every node.
 set -eu
 DEVD=${1:-./capi-devd}
 EVENTS=${2:-200000}
@@ -27,24 +31,36 @@ awk -v units="$UNITS" 'BEGIN {
 }' >"$W/events"
 total=$((2 * UNITS + 2))
 
-run() {	# run LABEL
+replay() {	# replay FILE: run capi-devd, add its nanoseconds to $ns
 	local t0 t1
 	t0=$(date +%s%N)
-	"$DEVD" --root="$W/root" --group=0 --mode=0660 --replay="$W/events" 2>"$W/log"
+	"$DEVD" --root="$W/root" --group=0 --mode=0660 --replay="$1" 2>"$W/log"
 	t1=$(date +%s%N)
-	awk -v n="$total" -v ns=$((t1 - t0)) -v label="$1" 'BEGIN {
-		printf "%-40s %7d events in %6.3f s: %8.0f events/s\n", label, n, ns / 1e9, n / (ns / 1e9) }'
-	grep -q "replayed $total event(s): 0 ignored, 0 bad" "$W/log" ||
+	ns=$((ns + t1 - t0))
+	grep -q "0 ignored, 0 bad" "$W/log" ||
 		{ echo "replay-bench: not every event was applied:" >&2; cat "$W/log" >&2; exit 1; }
+}
+report() {	# report LABEL
+	awk -v n="$total" -v ns=$ns -v label="$1" 'BEGIN {
+		printf "%-30s %7d events in %6.3f s: %8.0f events/s\n", label, n, ns / 1e9, n / (ns / 1e9) }'
 }
 
 echo "capi-devd replay benchmark: $total events, tmpfs root, $(nproc) CPU(s), $(uname -r)"
-rm -rf "$W/root" && mkdir -p "$W/root/dev/capi"
-# Nodes as devtmpfs would leave them: made by an adds-only replay, links
-# then deleted.
+head -n $((7 * (UNITS + 1))) "$W/events" >"$W/adds"
+tail -n +$((7 * (UNITS + 1) + 1)) "$W/events" >"$W/removes"
+
+# The nodes, as devtmpfs would have made them: an adds-only replay, then
+# its links deleted.
 rm -rf "$W/root" && mkdir -p "$W/root/dev"
-head -n $((7 * (UNITS + 1))) "$W/events" | "$DEVD" --root="$W/root" --group=0 --replay=- 2>/dev/null
+"$DEVD" --root="$W/root" --group=0 --replay="$W/adds" 2>/dev/null
 find "$W/root/dev" -type l -delete
-run "nodes present (devtmpfs-like)"
+ns=0
+replay "$W/adds"
+find "$W/root/dev/capi" -type c -delete
+replay "$W/removes"
+report "devtmpfs-like"
+
 rm -rf "$W/root" && mkdir -p "$W/root/dev"
-run "empty dev (capi-devd makes the nodes)"
+ns=0
+replay "$W/events"
+report "empty dev"

@@ -120,9 +120,8 @@ static void tty(struct ops_buf *b, const struct capi_event *ev, bool own_all)
 			push_link(b, OP_UNLINK, dirent, target,
 				  SHAPE_PREFIX_TTY);
 		}
+		/* Removing a node left in capi/ also removes capi/ if empty. */
 		push_node(b, OP_NODE_GONE, node, ev, false);
-		if (!prefix)
-			push(b, OP_RMDIR, "capi");
 	}
 }
 

@@ -257,6 +257,10 @@ static int do_node_gone(struct tree *t, const struct name_op *op)
 			ret = failed(t, "remove", op->path);
 		else
 			t->changes++;
+		/* As devtmpfs does: an emptied directory goes too. */
+		if (dfd != t->devfd && !t->dry_run &&
+		    unlinkat(t->devfd, dir, AT_REMOVEDIR) == 0)
+			t->changes++;
 	}
 	close_parent(t, dfd);
 	return ret;
