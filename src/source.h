@@ -11,6 +11,7 @@
 
 #include <stdio.h>
 #include "event.h"
+#include "uevent.h"
 
 enum source_result {
 	SRC_EVENT,	/* *ev holds a CAPI event */
@@ -25,6 +26,27 @@ enum source_result {
 struct source_stats {
 	unsigned long events, ignored, bad, overflows, foreign;
 };
+
+/*
+ * Count a parser verdict and turn it into a source result: SRC_EVENT,
+ * SRC_NONE (ignored) or SRC_BAD (the caller logs why).
+ */
+static inline enum source_result source_verdict(enum uevent_verdict v,
+						struct source_stats *st)
+{
+	switch (v) {
+	case UEVENT_OK:
+		st->events++;
+		return SRC_EVENT;
+	case UEVENT_IGNORE:
+		st->ignored++;
+		return SRC_NONE;
+	case UEVENT_BAD:
+		break;
+	}
+	st->bad++;
+	return SRC_BAD;
+}
 
 /* Kernel netlink (no udevd). */
 int kernel_source_open(int rcvbuf);

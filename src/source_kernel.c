@@ -69,6 +69,7 @@ enum source_result kernel_source_read(int fd, struct capi_event *ev,
 	};
 	struct cmsghdr *cmsg;
 	const struct ucred *cred = NULL;
+	enum source_result res;
 	const char *why;
 	ssize_t len;
 
@@ -102,17 +103,9 @@ enum source_result kernel_source_read(int fd, struct capi_event *ev,
 		log_limited(LOG_WARNING, "dropped a truncated uevent");
 		return SRC_BAD;
 	}
-	switch (uevent_parse_kernel(buf, (size_t)len, ev, &why)) {
-	case UEVENT_OK:
-		st->events++;
-		return SRC_EVENT;
-	case UEVENT_IGNORE:
-		st->ignored++;
-		return SRC_NONE;
-	case UEVENT_BAD:
-		break;
-	}
-	st->bad++;
-	log_limited(LOG_WARNING, "bad kernel uevent: %s", why);
-	return SRC_BAD;
+	res = source_verdict(uevent_parse_kernel(buf, (size_t)len, ev, &why),
+			     st);
+	if (res == SRC_BAD)
+		log_limited(LOG_WARNING, "bad kernel uevent: %s", why);
+	return res;
 }

@@ -42,6 +42,7 @@ enum source_result replay_source_read(struct replay_source *r,
 	struct uevent_fields f;
 	bool any = false, toolong = false;
 	enum uevent_verdict v;
+	enum source_result res;
 	const char *why;
 	ssize_t len;
 
@@ -78,18 +79,15 @@ enum source_result replay_source_read(struct replay_source *r,
 		}
 	}
 
-	v = toolong ? UEVENT_BAD : uevent_finish(&f, ev, &why);
-	if (toolong)
+	if (toolong) {
+		v = UEVENT_BAD;
 		why = "over-long line";
-	if (v == UEVENT_OK) {
-		st->events++;
-		return SRC_EVENT;
+	} else {
+		v = uevent_finish(&f, ev, &why);
 	}
-	if (v == UEVENT_IGNORE) {
-		st->ignored++;
-		return SRC_NONE;
-	}
-	st->bad++;
+	res = source_verdict(v, st);
+	if (res != SRC_BAD)
+		return res;
 	log_limited(LOG_WARNING, "%s:%lu: bad record: %s", r->name,
 		    r->record_line, why);
 	return SRC_BAD;

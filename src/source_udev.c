@@ -74,8 +74,8 @@ enum source_result udev_source_read(struct udev_source *s,
 	};
 	struct uevent_fields f;
 	struct udev_device *d;
+	enum source_result res;
 	const char *why;
-	enum uevent_verdict v;
 	size_t i;
 
 	errno = 0;
@@ -92,18 +92,10 @@ enum source_result udev_source_read(struct udev_source *s,
 		prop(&f, d, keys[i]);
 	udev_device_unref(d);
 
-	v = uevent_finish(&f, ev, &why);
-	if (v == UEVENT_OK) {
-		st->events++;
-		return SRC_EVENT;
-	}
-	if (v == UEVENT_IGNORE) {
-		st->ignored++;
-		return SRC_NONE;
-	}
-	st->bad++;
-	log_limited(LOG_WARNING, "bad udev event: %s", why);
-	return SRC_BAD;
+	res = source_verdict(uevent_finish(&f, ev, &why), st);
+	if (res == SRC_BAD)
+		log_limited(LOG_WARNING, "bad udev event: %s", why);
+	return res;
 }
 
 void udev_source_close(struct udev_source *s)

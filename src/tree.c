@@ -114,6 +114,20 @@ static int failed(struct tree *t, const char *verb, const char *path)
 	return -1;
 }
 
+/* Remove base in dfd (path is how to name it); dry run prints instead. */
+static int remove_at(struct tree *t, int dfd, const char *base,
+		     const char *path)
+{
+	if (t->dry_run) {
+		printf("rm %s/%s\n", t->shown, path);
+		return 0;
+	}
+	if (unlinkat(dfd, base, 0) < 0 && errno != ENOENT)
+		return failed(t, "remove", path);
+	t->changes++;
+	return 0;
+}
+
 static int set_perms(struct tree *t, int dfd, const char *base,
 		     const char *path, const struct stat *st)
 {
@@ -251,12 +265,7 @@ static int do_node_gone(struct tree *t, const struct name_op *op)
 		return 0;	/* no directory, no node */
 	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    is_our_node(&st, op)) {
-		if (t->dry_run)
-			printf("rm %s/%s\n", t->shown, op->path);
-		else if (unlinkat(dfd, base, 0) < 0 && errno != ENOENT)
-			ret = failed(t, "remove", op->path);
-		else
-			t->changes++;
+		ret = remove_at(t, dfd, base, op->path);
 		/* As devtmpfs does: an emptied directory goes too. */
 		if (dfd != t->devfd && !t->dry_run &&
 		    unlinkat(t->devfd, dir, AT_REMOVEDIR) == 0)
@@ -350,16 +359,9 @@ static int do_unlink(struct tree *t, const struct name_op *op)
 	if (len >= 0) {
 		cur[len] = '\0';
 		/* Only the link this device had; another is someone else's. */
-		if (strcmp(cur, op->target))
-			goto out;
-		if (t->dry_run)
-			printf("rm %s/%s\n", t->shown, op->path);
-		else if (unlinkat(dfd, base, 0) < 0 && errno != ENOENT)
-			ret = failed(t, "remove", op->path);
-		else
-			t->changes++;
+		if (!strcmp(cur, op->target))
+			ret = remove_at(t, dfd, base, op->path);
 	}
-out:
 	close_parent(t, dfd);
 	return ret;
 }
@@ -422,14 +424,7 @@ static int do_move_control(struct tree *t, const struct name_op *op)
 		    st20.st_rdev != st.st_rdev)
 			return refuse(t, "capi20", kind_of(st20.st_mode));
 		/* capi20 is already the same device: drop the duplicate. */
-		if (t->dry_run) {
-			printf("rm %s/%s\n", t->shown, op->path);
-			return 0;
-		}
-		if (unlinkat(t->devfd, op->path, 0) < 0)
-			return failed(t, "remove", op->path);
-		t->changes++;
-		return 0;
+		return remove_at(t, t->devfd, op->path, op->path);
 	}
 	if (t->dry_run) {
 		printf("mv %s/%s %s/capi20\n", t->shown, op->path, t->shown);
