@@ -14,9 +14,12 @@ make -j"$(nproc)"
 status=0
 make -j"$(nproc)" check 2>&1 | tee check.out || status=$?
 if [ $status != 0 ]; then
-	# Show what failed, with the test's own log.
-	for f in $(grep -l '^not ok\|^Bail out' test/*.log 2>/dev/null); do
-		echo "==== $f"; cat "$f"
+	# Show every test that did not pass (FAIL, ERROR, XPASS), with its own
+	# log; a QEMU test's log carries the kernel build's last lines.
+	find . -name '*.trs' -print0 | xargs -0r grep -lE '^:test-result: (FAIL|ERROR|XPASS)' |
+	sort | while read -r trs; do
+		echo "==== ${trs%.trs}.log ($(sed -n 's/^:global-test-result: //p' "$trs"))"
+		cat "${trs%.trs}.log"
 	done
 fi
 pass=$(sed -n 's/^# PASS: *\([0-9]*\)/\1/p' check.out | tail -1)

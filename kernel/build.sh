@@ -2,6 +2,7 @@
 # kernel/build.sh - build the capi-devd test kernel (bzImage + staged modules).
 #
 # Usage: kernel/build.sh [--debug] [--force] [--verbose] [--print-key]
+#        kernel/build.sh --source-tree
 #
 #   Extracts /usr/src/linux-source-6.1.tar.xz, applies kernel/patches/series
 #   (pristine when the series is missing or empty), configures tinyconfig +
@@ -16,6 +17,10 @@
 #   Results are keyed by a hash of the linux-source version, this script, the
 #   fragments, the series (names and contents) and the fixture patch; a run
 #   whose key was built already only prints the result directory.
+#
+#   --source-tree only makes sure the pristine source tree exists (a git
+#   work tree whose tag capi-pristine is the unpatched source) and prints
+#   its path; kernel/check-series.sh clones it.
 #
 #   stdout: one line, the result directory OUT, which holds
 #     OUT/bzImage            the kernel
@@ -39,6 +44,10 @@
 set -euo pipefail
 
 export LC_ALL=C
+# Run from make (make check, make -j): the parent's MAKEFLAGS would leak its
+# jobserver, -s/-w and "Entering directory" lines into the kernel's make.
+# The kernel build is a separate build with its own -j.
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES GNUMAKEFLAGS
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 self="$here/$(basename "${BASH_SOURCE[0]}")"
@@ -47,12 +56,14 @@ variant=default
 force=0
 verbose=${CAPI_KERNEL_VERBOSE:-0}
 print_key=0
+source_only=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--debug) variant=debug ;;
 	--force) force=1 ;;
 	--verbose|-v) verbose=1 ;;
 	--print-key) print_key=1 ;;
+	--source-tree) source_only=1 ;;
 	-h|--help) sed -n '2,/^set -euo/p' "$self" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "kernel/build.sh: unknown argument: $1 (try --help)" >&2; exit 2 ;;
 	esac
@@ -125,6 +136,11 @@ manifest() {
 	echo "package $pkg $pkgver"
 	echo "tarball $(stat -c %s-%Y "$tarball")"
 	echo "gcc $(gcc -dumpfullversion 2>/dev/null || gcc -dumpversion)"
+	# the rest of the toolchain that goes into the result
+	echo "binutils $(ld --version 2>/dev/null | head -n1)"
+	echo "kmod $("$DEPMOD" --version 2>/dev/null | head -n1)"
+	echo "libelf $(dpkg-query -W -f='${Version}' libelf-dev 2>/dev/null || echo unknown)"
+	echo "libssl $(dpkg-query -W -f='${Version}' libssl-dev 2>/dev/null || echo unknown)"
 	echo "variant $variant"
 	echo "script $(sha256sum <"$self")"
 	echo "pristine-fragment $(sha256sum <"$frag_pristine")"
@@ -141,7 +157,7 @@ case "$cache" in /*) ;; *) cache="$PWD/$cache" ;; esac
 kc="$cache/kernel"
 out="$kc/out/$variant-$key"
 
-if [ "$force" = 0 ] && [ -f "$out/.done" ]; then
+if [ "$source_only" = 0 ] && [ "$force" = 0 ] && [ -f "$out/.done" ]; then
 	say "up to date: $out (modules: $out/staging)"
 	echo "$out"
 	exit 0
@@ -154,7 +170,7 @@ if ! flock -n 9; then
 	flock 9
 fi
 # somebody else may have built it while we waited
-if [ "$force" = 0 ] && [ -f "$out/.done" ]; then
+if [ "$source_only" = 0 ] && [ "$force" = 0 ] && [ -f "$out/.done" ]; then
 	say "up to date: $out"
 	echo "$out"
 	exit 0
@@ -214,6 +230,12 @@ if [ ! -f "$src/.capi-pristine" ]; then
 	echo "/.capi-pristine" >>"$src/.git/info/exclude"
 fi
 
+if [ "$source_only" = 1 ]; then
+	rm -f "$log"
+	echo "$src"
+	exit 0
+fi
+
 say "applying ${#series_patches[@]} patch(es) from kernel/patches/series"
 (
 	cd "$src"
@@ -244,22 +266,27 @@ kconfig_settable() {
 		END { exit !found }' $files
 }
 
+# The series' Kconfig: capisim (ISDN_CAPI_SIM) selects the hidden tristate
+# ISDN_CAPI. Without it (pristine 6.1, or a partial series) kernelcapi is
+# only built for Bluetooth CMTP.
 pristine_capi=0
-if ! kconfig_settable ISDN_CAPI; then
+if ! kconfig_settable ISDN_CAPI_SIM; then
 	pristine_capi=1
-	say "ISDN_CAPI is not user-settable in this tree (series patch 1 missing): adding $(basename "$frag_pristine") (kernelcapi via BT_CMTP)"
+	say "no ISDN_CAPI_SIM in this tree (series not applied): adding $(basename "$frag_pristine") (kernelcapi via BT_CMTP)"
 	fragments=("$frag_main" "$frag_pristine" "${fragments[@]:1}")
 fi
 
 # ---------------------------------------------------------------- configure
 obj="$kc/obj/$pkg-$pkgver-$variant"
+# Reproducible: the build date is the source tarball's, a real date.
+build_date=$(date -u -d "@$(stat -c %Y "$tarball")" '+%a %b %e %H:%M:%S UTC %Y')
 mkdir -p "$obj"
 jobs=${CAPI_KERNEL_JOBS:-$(($(nproc) + 1))}
 # LOCALVERSION= (set, empty): no "+" from scripts/setlocalversion for the
 # git work tree, the release stays <version>-capi whatever the series
 makeargs=(-C "$src" O="$obj" ARCH=x86_64 -j"$jobs" LOCALVERSION=
 	KBUILD_BUILD_USER=capi-devd KBUILD_BUILD_HOST=localhost
-	KBUILD_BUILD_TIMESTAMP="$pkg $pkgver")
+	KBUILD_BUILD_VERSION=1 KBUILD_BUILD_TIMESTAMP="$build_date")
 if [ "${CAPI_NO_CCACHE:-0}" != 1 ] && command -v ccache >/dev/null 2>&1; then
 	export CCACHE_DIR=${CCACHE_DIR:-$cache/ccache}
 	mkdir -p "$CCACHE_DIR"
@@ -300,8 +327,8 @@ check_config() {
 	local bad=0 have
 	for sym in $(printf '%s\n' "${!want[@]}" | sort); do
 		val=${want[$sym]}
-		if [ "${optional[$sym]:-0}" = 1 ] && ! kconfig_settable "${sym#CONFIG_}"; then
-			say "SKIP $sym=$val: this tree has no user-settable ${sym#CONFIG_} yet (provided-by-series)"
+		if [ "${optional[$sym]:-0}" = 1 ] && [ "$pristine_capi" = 1 ]; then
+			say "SKIP $sym=$val: this tree does not have the series (provided-by-series)"
 			echo "skipped $sym" >>"$obj/.capi-skipped"
 			continue
 		fi
@@ -320,7 +347,10 @@ check_config || fail "options of the config fragments did not make it into .conf
 # ---------------------------------------------------------------- build
 say "building bzImage and modules (-j$jobs; log: $log)"
 run make "${makeargs[@]}" bzImage modules || fail "kernel build failed"
-krel=$(make -s "${makeargs[@]}" kernelrelease 2>>"$log") || fail "make kernelrelease failed"
+# The release as kbuild wrote it, not `make kernelrelease`, whose stdout a
+# make could decorate with directory messages.
+krel=$(cat "$obj/include/config/kernel.release" 2>>"$log") || fail "no include/config/kernel.release in $obj"
+[[ $krel =~ ^[0-9]+\.[0-9]+[A-Za-z0-9._+-]*$ ]] || fail "unexpected kernel release '$krel' in $obj/include/config/kernel.release"
 
 tmp="$out.tmp"
 rm -rf "$tmp"
