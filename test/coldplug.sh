@@ -9,14 +9,11 @@ sysdev() {	# sysdev CLASS SYSNAME MAJOR MINOR DEVNAME
 	mkdir -p "$ROOT/sys/class/$1/$2"
 	printf 'MAJOR=%s\nMINOR=%s\nDEVNAME=%s\n' "$3" "$4" "$5" >"$ROOT/sys/class/$1/$2/uevent"
 }
-wait_for() {	# wait_for TEST-EXPRESSION: up to 5 s
-	local i
-	for i in $(seq 50); do
-		eval "$1" && return 0
-		sleep 0.1
-	done
-	return 1
+notified() {	# notified: READY=1 and the first STATUS= reached the socket
+	grep -q "READY=1" "$ROOT/notified" && grep -q "STATUS=source kernel: 0 events" "$ROOT/notified"
 }
+rescanned() { [ -L "$ROOT/dev/capi20.42" ] && [ ! -L "$ROOT/dev/capi20.03" ]; }
+all_gone() { [ ! -L "$ROOT/dev/capi20.00" ] && [ ! -L "$ROOT/dev/capi20.42" ] && [ ! -L "$ROOT/dev/isdn/capi20" ]; }
 
 sysdev capi capi20 68 0 capi20
 sysdev tty 'capi!0' 240 0 capi/0
@@ -34,9 +31,9 @@ ln -s /somewhere "$ROOT/dev/capi20.09"
 command -v socat >/dev/null || { echo "Bail out! socat is missing: run ./install-deps.sh"; exit 99; }
 socat -u UNIX-RECV:"$ROOT/notify" OPEN:"$ROOT/notified",creat,append &
 spid=$!
-wait_for '[ -S "$ROOT/notify" ]'
+wait_for 5 test -S "$ROOT/notify"
 NOTIFY_SOCKET="$ROOT/notify" devd_bg --source=kernel --no-modprobe
-if wait_for '[ -L "$ROOT/dev/capi20.03" ]'; then pass "start: the missing capi20.03 is made"
+if wait_for 5 test -L "$ROOT/dev/capi20.03"; then pass "start: the missing capi20.03 is made"
 else fail "start: the missing capi20.03 is made"; diag <"$LOG"; fi
 is_link capi20.03 capi/3
 is_link capi20.00 capi/0
@@ -47,7 +44,7 @@ is_node capi/3 240 3
 is_node capi20 68 0
 log_has "removed stale link $ROOT/dev/capi20.05" "the stale link is logged"
 log_has "start: 1 control device\(s\), 2 tty\(s\), 1 stale link\(s\) removed" "the start summary counts"
-if wait_for 'grep -q "READY=1" "$ROOT/notified" && grep -q "STATUS=source kernel: 0 events" "$ROOT/notified"'; then
+if wait_for 5 notified; then
 	pass "sd_notify: READY=1 and STATUS= after the first scan"
 else fail "sd_notify: READY=1 and STATUS= after the first scan"; { cat "$ROOT/notified"; echo; } | diag; fi
 
@@ -56,7 +53,7 @@ sysdev tty 'capi!42' 240 42 capi/42
 mknod "$ROOT/dev/capi/42" c 240 42
 rm "$ROOT/sys/class/tty/capi!3" -r
 kill -HUP $pid
-if wait_for '[ -L "$ROOT/dev/capi20.42" ] && [ ! -L "$ROOT/dev/capi20.03" ]'; then
+if wait_for 5 rescanned; then
 	pass "SIGHUP: capi20.42 made, capi20.03 of the vanished tty removed"
 else fail "SIGHUP: capi20.42 made, capi20.03 of the vanished tty removed"; diag <"$LOG"; fi
 
@@ -70,7 +67,7 @@ log_has "signal 15: exiting" "SIGTERM is logged"
 # Restart after the driver went away: every link of ours goes.
 rm -rf "$ROOT/sys/class/capi" "$ROOT/sys/class/tty/capi!"*
 devd_bg --source=kernel --no-modprobe
-if wait_for '[ ! -L "$ROOT/dev/capi20.00" ] && [ ! -L "$ROOT/dev/capi20.42" ] && [ ! -L "$ROOT/dev/isdn/capi20" ]'; then
+if wait_for 5 all_gone; then
 	pass "restart without devices: capi20.00, capi20.42 and isdn/capi20 removed"
 else fail "restart without devices: capi20.00, capi20.42 and isdn/capi20 removed"; tree | diag; fi
 is_link capi20.09 /somewhere
@@ -86,7 +83,7 @@ sysdev tty capi2 241 2 capi2
 mknod "$ROOT/dev/capi" c 68 0
 mknod "$ROOT/dev/capi2" c 241 2
 devd_bg --source=kernel --no-modprobe
-if wait_for '[ -L "$ROOT/dev/capi20.02" ]'; then pass "pre-fix coldplug: names made"
+if wait_for 5 test -L "$ROOT/dev/capi20.02"; then pass "pre-fix coldplug: names made"
 else fail "pre-fix coldplug: names made"; diag <"$LOG"; fi
 is_dir capi
 is_link capi/2 ../capi2

@@ -26,6 +26,19 @@ fail() { T_N=$((T_N + 1)); T_FAILED=$((T_FAILED + 1)); echo "not ok $T_N - $*"; 
 diag() { sed 's/^/#   /'; }
 done_testing() { echo "1..$T_N"; [ "$T_FAILED" = 0 ]; exit $?; }
 
+# wait_for SECONDS command...: run the command every 0.1 s until it
+# succeeds (0) or SECONDS pass (1).  The same as the guest's wait_for in
+# test/qemu/guest/scenario-lib.sh: a condition to re-evaluate is a function
+# or a command, never an expanded "$(...)".
+wait_for() {
+	local end=$(( $(date +%s) + $1 ))
+	shift
+	until "$@"; do
+		[ "$(date +%s)" -ge $end ] && return 1
+		sleep 0.1
+	done
+}
+
 # Run capi-devd against $ROOT; stderr goes to $LOG.
 devd() { "$CAPI_DEVD" --root="$ROOT" --group="$GID" --mode=0660 "$@" 2>"$LOG"; }
 replay() { devd --replay="$1"; }

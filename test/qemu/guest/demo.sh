@@ -26,7 +26,7 @@ check "bytes echo through /dev/capi20.$(printf %02d "$u")" echo_through "/dev/ca
 echo "\$ (hang up)"
 calls_down
 settle
-wait_for 5 test -z "$(ls -d /dev/capi20.* 2>/dev/null)"
+wait_for 5 none_match '/dev/capi20.*'
 show
 echo "\$ capi-devd --verify"
 capi-devd --verify --devices-txt="$SPEC"

@@ -16,15 +16,48 @@ check() {	# check "description" command...
 	if "$@"; then ok "$d"; else not_ok "$d"; fi
 }
 diag() { sed 's/^/# /'; }
-finish() { echo "1..$n"; echo "# $scenario_list: $((n - failed)) passed, $failed failed"; [ $failed = 0 ]; exit; }
+# At the end of every boot: the kernel reported nothing (WARN, BUG, and on
+# the debug kernel lockdep and KASAN, which report through them), and on a
+# kernel with kmemleak (make check-debug) nothing CAPI leaked.
+kernel_clean() {
+	local bad leaks kml=/sys/kernel/debug/kmemleak
+	scenario="end of boot"
+	bad=$(dmesg | grep -E 'WARNING:|BUG:|Oops|Call Trace|general protection|list_(add|del) corruption')
+	if [ -z "$bad" ]; then ok "no kernel warning, BUG, lockdep or KASAN report"
+	else not_ok "no kernel warning, BUG, lockdep or KASAN report"; dmesg | tail -n 80 | diag; fi
+	[ -w $kml ] || return 0
+	echo scan >$kml; sleep 6; echo scan >$kml
+	# capi in the backtrace, or an address in module space (an unloaded
+	# module's symbols no longer resolve)
+	leaks=$(awk -v re='capi|\\] 0xffffffffa' '/^unreferenced object/ { if (blk ~ re) print blk; blk = "" } { blk = blk $0 "\n" } END { if (blk ~ re) print blk }' $kml)
+	if [ -z "$leaks" ]; then ok "kmemleak: no leak with capi in its backtrace"
+	else not_ok "kmemleak: no leak with capi in its backtrace"; printf '%b' "$leaks" | diag; fi
+}
+finish() {
+	kernel_clean
+	echo "1..$n"; echo "# $scenario_list: $((n - failed)) passed, $failed failed"; [ $failed = 0 ]; exit
+}
 
-wait_for() {	# wait_for SECONDS command...: poll every 0.1 s
+# wait_for SECONDS command...: run the command every 0.1 s until it
+# succeeds (0) or SECONDS pass (1).  The command is run anew each time, so
+# a condition that must be re-evaluated is a function or a command, never
+# an expanded "$(...)" (that would be evaluated once, before the wait).
+# The host's test/lib.sh has the same wait_for.
+wait_for() {
 	local end=$(( $(date +%s) + $1 ))
 	shift
 	until "$@"; do
 		[ "$(date +%s)" -ge $end ] && return 1
 		sleep 0.1
 	done
+}
+# none_match GLOB...: no path matches any of the globs (checked at the call)
+none_match() {
+	local g
+	for g; do
+		compgen -G "$g" >/dev/null && return 1
+	done
+	return 0
 }
 settle() { udevadm settle -t 10 2>/dev/null || true; }
 

@@ -16,7 +16,7 @@ calls_up 25 -l
 contract "25 calls"
 verify "25 calls"
 calls_down
-wait_for 5 test -z "$(ls -d /dev/capi20.* 2>/dev/null)"
+wait_for 5 none_match '/dev/capi20.*'
 names_gone "after hang-up"
 no_dangling "after hang-up"
 verify "after hang-up"

@@ -26,7 +26,7 @@ contract "3 calls"
 verify "3 calls"
 calls_down
 settle
-wait_for 5 test -z "$(ls -d /dev/capi20.* /dev/capi/* 2>/dev/null)"
+wait_for 5 none_match '/dev/capi20.*' '/dev/capi/*'
 names_gone "pre-fix hang-up"
 no_dangling "pre-fix hang-up"
 
