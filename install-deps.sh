@@ -10,6 +10,7 @@ libudev-dev libkmod-dev libsystemd-dev
 systemd udev kmod mandoc man-db socat
 linux-source-6.1 xz-utils
 flex bison bc cpio libelf-dev libssl-dev ccache rsync
+python3-ply python3-git
 qemu-system-x86
 libcapi20-dev libcapi20-3
 "

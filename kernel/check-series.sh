@@ -1,0 +1,248 @@
+#!/bin/bash
+# kernel/check-series.sh - check kernel/patches the way a maintainer would.
+#
+# Usage: kernel/check-series.sh [--no-stock]
+#
+#   Clones the pristine linux-source tree (kernel/build.sh --source-tree)
+#   into the cache and applies kernel/patches/series one patch at a time
+#   with git am.  After each patch: scripts/checkpatch.pl --strict of the
+#   same tree is clean, and drivers/isdn/capi/ builds without a warning
+#   (tinyconfig + kernel/capi.config, + kernel/capi-pristine.config while
+#   the tree has no capisim yet, exactly as kernel/build.sh configures).
+#
+#   Then, unless --no-stock: Debian's own configuration of the matching
+#   linux-image (config-*-amd64 from the linux-headers package, fetched
+#   with apt-get download into the cache) goes through olddefconfig on the
+#   pristine and on the patched tree, as it is and with BT_CMTP=y and
+#   BT_CMTP=n.  What the Makefiles of drivers/isdn/ and net/bluetooth/cmtp/
+#   build from each .config (object and y/m), and the CAPI options, must be
+#   the same before and after the series; kernelcapi must stay a module.
+#
+#   Output: TAP.  Logs: $CACHE/kernel/series/log/.
+#
+# Environment: CAPI_DEVD_CACHE, LINUX_SOURCE_PKG as for kernel/build.sh;
+#   CAPI_KERNEL_JOBS (default: CPUs + 1).
+set -uo pipefail
+export LC_ALL=C
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES GNUMAKEFLAGS
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+stock=1
+case "${1:-}" in
+--no-stock) stock=0 ;;
+"") ;;
+-h|--help) sed -n '2,/^set -uo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+*) echo "kernel/check-series.sh: unknown argument: $1 (try --help)" >&2; exit 2 ;;
+esac
+
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
+diag() { sed 's/^/# /'; }
+bail() { echo "Bail out! $*"; exit 1; }
+
+cache=${CAPI_DEVD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/capi-devd}
+case "$cache" in /*) ;; *) cache="$PWD/$cache" ;; esac
+sc="$cache/kernel/series"
+logdir="$sc/log"
+mkdir -p "$logdir"
+jobs=${CAPI_KERNEL_JOBS:-$(($(nproc) + 1))}
+
+src=$("$here/build.sh" --source-tree | tail -n1) || bail "kernel/build.sh --source-tree failed"
+[ -d "$src/.git" ] || bail "no pristine source tree at '$src'"
+
+# The series, in order ("#" starts a comment).
+patches=()
+while IFS= read -r line || [ -n "$line" ]; do
+	line=${line%%#*}
+	line=$(echo "$line" | xargs)
+	[ -n "$line" ] && patches+=("$line")
+done <"$here/patches/series"
+[ ${#patches[@]} -gt 0 ] || bail "kernel/patches/series names no patch"
+
+# A private clone: the objects are shared with the pristine tree, the work
+# tree and the index are ours (kernel/build.sh resets its own at any time).
+work="$sc/linux"
+if [ ! -d "$work/.git" ]; then
+	rm -rf "$work"
+	git clone -q --shared --no-checkout "$src" "$work" || bail "cannot clone $src"
+fi
+git -C "$work" config user.name "check-series" && git -C "$work" config user.email "check-series@localhost"
+git -C "$work" am --abort >/dev/null 2>&1
+git -C "$work" checkout -q -f --detach capi-pristine && git -C "$work" clean -fdxq ||
+	bail "cannot check out capi-pristine in $work"
+
+# ---------------------------------------------------------------- steps
+obj="$sc/obj"
+mkdir -p "$obj"
+kmake() { make -C "$work" O="$obj" ARCH=x86_64 -j"$jobs" "$@"; }
+configure() {	# tinyconfig + the fragments kernel/build.sh would use
+	local frags=("$here/capi.config")
+	grep -qs '^config ISDN_CAPI_SIM$' "$work/drivers/isdn/capi/Kconfig" ||
+		frags+=("$here/capi-pristine.config")
+	kmake tinyconfig &&
+	"$work/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "${frags[@]}" &&
+	kmake olddefconfig
+}
+build_capi() {	# build_capi LOG: build drivers/isdn/capi/ with W=1
+	{ configure && kmake modules_prepare && kmake W=1 drivers/isdn/capi/; } >"$1" 2>&1
+}
+warnings() {	# warnings LOG: its compiler warnings in drivers/isdn/capi/, no line numbers
+	sed -n -E 's#^[^ ]*(drivers/isdn/capi/[^:]*):[0-9]+:[0-9]+: (warning|error): #\1: \2: #p' "$1" | sort -u
+}
+
+# Pristine 6.1 has W=1 warnings of its own (capiutil.c): those are the
+# baseline; a patch must add none.  The build is incremental, so a step
+# compiles (and warns about) only what the patch changed.
+if build_capi "$logdir/build-0.log"; then
+	ok "pristine: drivers/isdn/capi builds"
+else
+	not_ok "pristine: drivers/isdn/capi builds"
+	tail -n 30 "$logdir/build-0.log" | diag
+fi
+warnings "$logdir/build-0.log" >"$logdir/warnings-0"
+sed 's/^/pristine W=1 warning: /' "$logdir/warnings-0" | diag
+step=0
+for p in "${patches[@]}"; do
+	step=$((step + 1))
+	if git -C "$work" am -q --keep-cr "$here/patches/$p" >"$logdir/am-$step.log" 2>&1; then
+		ok "patch $step ($p) applies"
+	else
+		not_ok "patch $step ($p) applies"
+		diag <"$logdir/am-$step.log"
+		git -C "$work" am --abort >/dev/null 2>&1
+		break
+	fi
+	# UNKNOWN_COMMIT_ID: the tree carries no upstream history, so the
+	# commit a Fixes: tag names cannot be looked up here (its form is
+	# still checked).
+	# Debian's python3 first: checkpatch runs scripts/spdxcheck.py, which
+	# needs python3-ply and python3-git (install-deps.sh).
+	if (cd "$work" && PATH=/usr/bin:/bin:$PATH ./scripts/checkpatch.pl --strict --no-summary -q \
+		--ignore UNKNOWN_COMMIT_ID "$here/patches/$p") >"$logdir/checkpatch-$step.log" 2>&1 &&
+		[ ! -s "$logdir/checkpatch-$step.log" ]; then
+		ok "patch $step: checkpatch.pl --strict is clean"
+	else
+		not_ok "patch $step: checkpatch.pl --strict is clean"
+		diag <"$logdir/checkpatch-$step.log"
+	fi
+	if ! build_capi "$logdir/build-$step.log"; then
+		not_ok "patch $step: drivers/isdn/capi builds with W=1 and no new warning"
+		tail -n 30 "$logdir/build-$step.log" | diag
+		continue
+	fi
+	new=$(warnings "$logdir/build-$step.log" | comm -23 - "$logdir/warnings-0")
+	if [ -z "$new" ]; then
+		ok "patch $step: drivers/isdn/capi builds with W=1 and no new warning"
+	else
+		not_ok "patch $step: drivers/isdn/capi builds with W=1 and no new warning"
+		echo "$new" | diag
+	fi
+done
+patched=$(git -C "$work" rev-parse HEAD)
+
+# ---------------------------------------------------------------- stock config
+if [ "$stock" = 0 ]; then
+	echo "1..$n"
+	[ $failed = 0 ]
+	exit
+fi
+
+# Debian's config of the linux-image built from the same source version.
+pkg=${LINUX_SOURCE_PKG:-linux-source-6.1}
+ver=$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null) || bail "$pkg is not installed (./install-deps.sh)"
+debs="$sc/debs"
+mkdir -p "$debs"
+config=$(find "$debs/$ver" -path '*/usr/src/linux-headers-*-amd64/.config' 2>/dev/null | head -n1)
+if [ -z "$config" ]; then
+	# linux-headers-amd64 (= ver) depends on linux-headers-<abi>-amd64
+	hdr=$(apt-cache show "linux-headers-amd64=$ver" 2>/dev/null |
+		sed -n 's/^Depends: .*\(linux-headers-[0-9][^ ,]*-amd64\).*/\1/p' | head -n1)
+	[ -n "$hdr" ] || bail "apt-cache knows no linux-headers-amd64=$ver (run apt-get update)"
+	rm -rf "$debs/$ver" && mkdir -p "$debs/$ver"
+	(cd "$debs/$ver" && apt-get download -q "$hdr=$ver") >"$logdir/download.log" 2>&1 ||
+		{ diag <"$logdir/download.log"; bail "apt-get download $hdr=$ver failed"; }
+	dpkg-deb -x "$debs/$ver"/*.deb "$debs/$ver/root" || bail "cannot unpack $hdr"
+	config=$(find "$debs/$ver" -path '*/usr/src/linux-headers-*-amd64/.config' | head -n1)
+	[ -n "$config" ] || bail "no .config in $hdr"
+fi
+echo "# Debian config: $config"
+
+# What the Makefiles build from a .config: "path/obj.o y|m" for every
+# obj-$(CONFIG_...) line of the given Makefiles, within its directory's
+# own state (the parent Makefile's line for dir/), plus the CAPI options.
+built() {	# built TREE CONFIG
+	awk -v tree="$1" '
+		FNR == NR { if (match($0, /^CONFIG_[A-Za-z0-9_]+=/)) val[substr($0, 1, RLENGTH - 1)] = substr($0, RLENGTH + 1); next }
+		function st(sym) { return (sym in val) ? val[sym] : "n" }
+		function min(a, b) { return (a == "n" || b == "n") ? "n" : (a == "m" || b == "m") ? "m" : "y" }
+		{
+			dir = FILENAME; sub(tree "/", "", dir); sub(/\/Makefile$/, "", dir)
+			if (!match($0, /^obj-\$\(CONFIG_[A-Za-z0-9_]+\)[ \t]*\+?=/)) next
+			sym = $0; sub(/^obj-\$\(/, "", sym); sub(/\).*/, "", sym)
+			line = substr($0, RLENGTH + 1)
+			nf = split(line, w, /[ \t]+/)
+			for (i = 1; i <= nf; i++) if (w[i] != "") {
+				s = st(sym)
+				if (w[i] ~ /\/$/) dirstate[dir "/" w[i]] = s
+				else objs[dir "/" w[i]] = s
+			}
+		}
+		function parent(d) { sub(/[^\/]*\/$/, "", d); return d }
+		function eff(d,   s) {	# a directory is built as far as its parents are
+			s = dirstate[d]
+			if (parent(d) in dirstate) s = min(s, eff(parent(d)))
+			return s
+		}
+		END {
+			for (o in objs) {
+				d = o; sub(/[^\/]*$/, "", d)
+				s = (d in dirstate) ? min(eff(d), objs[o]) : objs[o]
+				if (s != "n" && o ~ /^(drivers\/isdn|net\/bluetooth)\//) print o, s
+			}
+			for (k in val) if (k ~ /^CONFIG_(CAPI_TRACE|ISDN_CAPI_MIDDLEWARE)$/) print k, val[k]
+		}' "$2" "$1/drivers/Makefile" "$1/drivers/isdn/Makefile" "$1/drivers/isdn/capi/Makefile" \
+			"$1/net/Makefile" "$1/net/bluetooth/Makefile" "$1/net/bluetooth/cmtp/Makefile" | sort
+}
+olddef() {	# olddef COMMIT CONFIG OUTDIR: the .config olddefconfig makes of CONFIG
+	git -C "$work" checkout -q -f --detach "$1" &&
+	rm -rf "$3" && mkdir -p "$3" && cp "$2" "$3/.config" &&
+	make -C "$work" O="$3" ARCH=x86_64 olddefconfig >"$3.log" 2>&1
+}
+variant() {	# variant NAME SEDSCRIPT
+	local name=$1 cfg="$sc/stock-$1.config" before after
+	sed -e "$2" "$config" >"$cfg"
+	if ! olddef capi-pristine "$cfg" "$sc/stock-$name-before" || ! olddef "$patched" "$cfg" "$sc/stock-$name-after"; then
+		not_ok "Debian config ($name): olddefconfig before and after the series"
+		return
+	fi
+	git -C "$work" checkout -q -f --detach capi-pristine
+	before=$(built "$work" "$sc/stock-$name-before/.config")
+	git -C "$work" checkout -q -f --detach "$patched"
+	after=$(built "$work" "$sc/stock-$name-after/.config")
+	if [ "$before" = "$after" ]; then
+		ok "Debian config ($name): the series builds the same CAPI objects: $(echo $after)"
+	else
+		not_ok "Debian config ($name): the series builds the same CAPI objects"
+		diff -u <(echo "$before") <(echo "$after") | diag
+	fi
+	# everything else in .config stays as it was, but ISDN_CAPI's own line
+	local other
+	other=$(diff <(grep -v '^CONFIG_ISDN_CAPI=' "$sc/stock-$name-before/.config" | grep '^CONFIG_' | sort) \
+		<(grep -v '^CONFIG_ISDN_CAPI=' "$sc/stock-$name-after/.config" | grep '^CONFIG_' | sort))
+	if [ -z "$other" ]; then ok "Debian config ($name): no other option changes"
+	else not_ok "Debian config ($name): no other option changes"; echo "$other" | diag; fi
+}
+variant debian ''
+if grep -qx 'drivers/isdn/capi/kernelcapi.o m' <<<"$(built "$work" "$sc/stock-debian-after/.config")"; then
+	ok "Debian config: kernelcapi stays a module (=m) with the series"
+else
+	not_ok "Debian config: kernelcapi stays a module (=m) with the series"
+fi
+# built in: Bluetooth (and rfkill, which caps it) too
+variant cmtp-y 's/^CONFIG_\(RFKILL\|BT\|BT_CMTP\)=m$/CONFIG_\1=y/'
+variant cmtp-n 's/^CONFIG_BT_CMTP=m$/# CONFIG_BT_CMTP is not set/'
+git -C "$work" checkout -q -f --detach "$patched"
+
+echo "1..$n"
+[ $failed = 0 ]
