@@ -17,6 +17,10 @@
  *     -H          hold: after the echo, print "HOLDING" and keep the calls
  *                 up until SIGTERM or SIGINT, then hang up
  *     -E          skip the echo (only connect, name, hold, hang up)
+ *     -B BYTES    after the echo, stream BYTES through each call's tty,
+ *                 writing and reading at the same time, and check that the
+ *                 same bytes come back in the same order (flow control and
+ *                 ordering of the middleware's receive path)
  *
  * Output: TAP lines ("ok N - ..."), then a summary; exit status 0 when all
  * passed, 1 on a failed check, 2 on bad usage.  A call that the network
@@ -52,6 +56,7 @@ struct call {
 
 static unsigned int applid, ctrl = 1, ncalls = 1, wait_s = 5;
 static bool legacy, hold, no_echo;
+static size_t bulk;
 static struct call calls[MAX_CALLS];
 static unsigned int msgnum = 1;
 static int tap_n, tap_failed;
@@ -302,6 +307,66 @@ static bool echo_through(const char *name, unsigned int i)
 	return true;
 }
 
+/* Byte k of call i's bulk stream: not periodic within a tty buffer. */
+static unsigned char pattern(size_t k, unsigned int i)
+{
+	return (unsigned char)(k * 131u + (k >> 8) * 7u + i);
+}
+
+/* Stream bulk bytes through a tty, both directions at once. */
+static bool bulk_through(const char *name, unsigned int i)
+{
+	unsigned char out[1024], in[4096];
+	size_t sent = 0, got = 0, k;
+	struct termios t;
+	double end;
+	int fd;
+
+	fd = open(name, O_RDWR | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) {
+		printf("# open %s: %s\n", name, strerror(errno));
+		return false;
+	}
+	if (tcgetattr(fd, &t) == 0) {
+		cfmakeraw(&t);
+		tcsetattr(fd, TCSANOW, &t);
+	}
+	end = now() + 120;
+	while (got < bulk && now() < end) {
+		struct pollfd p = { fd, POLLIN | (sent < bulk ? POLLOUT : 0), 0 };
+		ssize_t n;
+
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		if ((p.revents & POLLOUT) && sent < bulk) {
+			size_t len = bulk - sent < sizeof(out) ? bulk - sent : sizeof(out);
+
+			for (k = 0; k < len; k++)
+				out[k] = pattern(sent + k, i);
+			n = write(fd, out, len);
+			if (n > 0)
+				sent += (size_t)n;
+		}
+		if (p.revents & POLLIN) {
+			n = read(fd, in, sizeof(in));
+			for (k = 0; n > 0 && k < (size_t)n; k++)
+				if (in[k] != pattern(got + k, i)) {
+					printf("# %s: byte %zu is 0x%02x, sent 0x%02x\n",
+					       name, got + k, in[k], pattern(got + k, i));
+					close(fd);
+					return false;
+				}
+			if (n > 0)
+				got += (size_t)n;
+		}
+	}
+	close(fd);
+	if (got != bulk)
+		printf("# %s: sent %zu of %zu bytes, %zu came back\n", name,
+		       sent, bulk, got);
+	return got == bulk;
+}
+
 static void use_ttys(void)
 {
 	unsigned int i;
@@ -324,6 +389,10 @@ static void use_ttys(void)
 			continue;
 		ok(echo_through(c->tty, i), "call %u: bytes echoed through %s",
 		   i, c->tty);
+		if (bulk)
+			ok(bulk_through(c->tty, i),
+			   "call %u: %zu bytes streamed through %s came back in order",
+			   i, bulk, c->tty);
 		if (!legacy)
 			continue;
 		snprintf(leg, sizeof(leg), "/dev/capi20.%02d", c->unit);
@@ -374,7 +443,7 @@ int main(int argc, char **argv)
 	unsigned int err;
 	int c;
 
-	while ((c = getopt(argc, argv, "c:n:w:lHE")) != -1) {
+	while ((c = getopt(argc, argv, "c:n:w:lHEB:")) != -1) {
 		switch (c) {
 		case 'c': ctrl = (unsigned int)atoi(optarg); break;
 		case 'n': ncalls = (unsigned int)atoi(optarg); break;
@@ -382,9 +451,10 @@ int main(int argc, char **argv)
 		case 'l': legacy = true; break;
 		case 'H': hold = true; break;
 		case 'E': no_echo = true; break;
+		case 'B': bulk = (size_t)strtoul(optarg, NULL, 10); break;
 		default:
 			fprintf(stderr, "usage: capi-call [-c CTRL] [-n CALLS] "
-				"[-w SECONDS] [-l] [-H] [-E]\n");
+				"[-w SECONDS] [-l] [-H] [-E] [-B BYTES]\n");
 			return 2;
 		}
 	}
