@@ -1,9 +1,9 @@
 #!/bin/bash
 # replay-bench.sh - events per second through capi-devd --replay on tmpfs.
 # Usage: bench/replay-bench.sh [path/to/capi-devd] [events]
-# Generates EVENTS (default 200000) uevents: a control device, then
-# EVENTS/2 - 1 ttys added and all of them removed again, and replays them
-# into a tmpfs root twice:
+# Generates EVENTS (default 200000) uevents: a control device, then rounds
+# of the driver's 256 ttys (minors 0-255, capi-devd refuses others) added
+# and all of them removed again, and replays them into a tmpfs root twice:
 #   devtmpfs-like: the nodes are there for the adds (capi-devd checks them
 #     and makes the links) and gone for the removes (devtmpfs deletes a node
 #     before its remove event; capi-devd removes the links); the adds and
@@ -19,22 +19,28 @@ EVENTS=${2:-200000}
 W=$(mktemp -d /tmp/capi-devd-bench.XXXXXX)
 mount -t tmpfs -o size=512m,mode=0755 capi-bench "$W"
 trap 'umount "$W"; rmdir "$W"' EXIT
-UNITS=$((EVENTS / 2 - 1))
+UNITS=256
+ROUNDS=$(( (EVENTS - 2) / (2 * UNITS) )); [ $ROUNDS -ge 1 ] || ROUNDS=1
 
-awk -v units="$UNITS" 'BEGIN {
+gen() {	# gen ROUNDS: the control device, ROUNDS x (256 adds, 256 removes), its remove
+	awk -v units="$UNITS" -v rounds="$1" 'BEGIN {
 	printf "ACTION=add\nDEVPATH=/devices/virtual/capi/capi20\nSUBSYSTEM=capi\nMAJOR=68\nMINOR=0\nDEVNAME=capi20\n\n"
+	for (r = 0; r < rounds; r++) {
 	for (n = 0; n < units; n++)
 		printf "ACTION=add\nDEVPATH=/devices/virtual/tty/capi!%d\nSUBSYSTEM=tty\nMAJOR=240\nMINOR=%d\nDEVNAME=capi/%d\n\n", n, n, n
 	for (n = 0; n < units; n++)
 		printf "ACTION=remove\nDEVPATH=/devices/virtual/tty/capi!%d\nSUBSYSTEM=tty\nMAJOR=240\nMINOR=%d\nDEVNAME=capi/%d\n\n", n, n, n
+	}
 	printf "ACTION=remove\nDEVPATH=/devices/virtual/capi/capi20\nSUBSYSTEM=capi\nMAJOR=68\nMINOR=0\nDEVNAME=capi20\n\n"
-}' >"$W/events"
+}'
+}
+gen 1 >"$W/events"
 total=$((2 * UNITS + 2))
 
 replay() {	# replay FILE: run capi-devd, add its nanoseconds to $ns
 	local t0 t1
 	t0=$(date +%s%N)
-	"$DEVD" --root="$W/root" --group=0 --mode=0660 --replay="$1" 2>"$W/log"
+	"$DEVD" --root="$W/root" --group=0 --mode=0660 --tty-major=240 --replay="$1" 2>"$W/log"
 	t1=$(date +%s%N)
 	ns=$((ns + t1 - t0))
 	grep -q "0 ignored, 0 bad" "$W/log" ||
@@ -52,7 +58,7 @@ tail -n +$((7 * (UNITS + 1) + 1)) "$W/events" >"$W/removes"
 # The nodes, as devtmpfs would have made them: an adds-only replay, then
 # its links deleted.
 rm -rf "$W/root" && mkdir -p "$W/root/dev"
-"$DEVD" --root="$W/root" --group=0 --replay="$W/adds" 2>/dev/null
+"$DEVD" --root="$W/root" --group=0 --tty-major=240 --replay="$W/adds" 2>/dev/null
 find "$W/root/dev" -type l -delete
 ns=0
 replay "$W/adds"
@@ -60,6 +66,9 @@ find "$W/root/dev/capi" -type c -delete
 replay "$W/removes"
 report "devtmpfs-like"
 
+# Empty dev: all the rounds in one replay.
+gen "$ROUNDS" >"$W/events"
+total=$((2 * UNITS * ROUNDS + 2))
 rm -rf "$W/root" && mkdir -p "$W/root/dev"
 ns=0
 replay "$W/events"

@@ -16,6 +16,12 @@
 #define CAPI_DEVNAME_MAX 32
 /* Largest tty unit: the kernel's MINORMASK. */
 #define CAPI_UNIT_MAX 1048575u
+/*
+ * The CAPI tty driver has minors 0 to ttyminors - 1, and the kernel caps
+ * its ttyminors parameter at CAPINC_MAX_PORTS, 256 (drivers/isdn/capi/
+ * capi.c, since 2.6).  Tty unit N is minor N (minor_start 0).
+ */
+#define CAPI_TTY_MINORS 256u
 /* The control device is char 68:0 in both naming schemes. */
 #define CAPI_CONTROL_MAJOR 68u
 #define CAPI_CONTROL_MINOR 0u

@@ -3,8 +3,12 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include "log.h"
+
+/* Longest message, before escaping; longer ones are cut. */
+#define LOG_LINE_MAX 1024
 
 int log_max_level = LOG_INFO;
 static const char *prog = "capi-devd";
@@ -17,21 +21,67 @@ void log_init(const char *progname)
 	journal = getenv("JOURNAL_STREAM") != NULL;
 }
 
+char *log_escape(const char *s, size_t len, char *buf, size_t size)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i, o = 0;
+
+	if (size < 4) {
+		if (size)
+			buf[0] = '\0';
+		return buf;
+	}
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		char e[5];
+		size_t n = 0;
+
+		if (c == '\\' || c == '\n' || c == '\t' || c == '\r') {
+			e[n++] = '\\';
+			e[n++] = c == '\n' ? 'n' : c == '\t' ? 't' :
+				 c == '\r' ? 'r' : '\\';
+		} else if (c < 0x20 || c >= 0x7f) {
+			e[n++] = '\\';
+			e[n++] = 'x';
+			e[n++] = hex[c >> 4];
+			e[n++] = hex[c & 15];
+		} else {
+			e[n++] = (char)c;
+		}
+		/* Keep room for "..." and the NUL (o + 4 <= size holds). */
+		if (o + n + 4 > size) {
+			memcpy(buf + o, "...", 3);
+			o += 3;
+			break;
+		}
+		memcpy(buf + o, e, n);
+		o += n;
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
 static void vlog(int level, const char *fmt, va_list ap)
 {
 	static const char *const names[] = {
 		"emergency", "alert", "critical", "error",
 		"warning", "notice", "info", "debug",
 	};
+	char raw[LOG_LINE_MAX], out[4 * LOG_LINE_MAX];
+	int len;
 
 	if (level > log_max_level)
 		return;
+	len = vsnprintf(raw, sizeof(raw), fmt, ap);
+	if (len < 0)
+		return;
+	if ((size_t)len >= sizeof(raw))
+		len = sizeof(raw) - 1;
+	log_escape(raw, (size_t)len, out, sizeof(out));
 	if (journal)
-		fprintf(stderr, "<%d>", level);
+		fprintf(stderr, "<%d>%s\n", level, out);
 	else
-		fprintf(stderr, "%s: %s: ", prog, names[level & 7]);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+		fprintf(stderr, "%s: %s: %s\n", prog, names[level & 7], out);
 }
 
 void log_msg(int level, const char *fmt, ...)
@@ -43,23 +93,30 @@ void log_msg(int level, const char *fmt, ...)
 	va_end(ap);
 }
 
-void log_limited(int level, const char *fmt, ...)
+static time_t window;
+static unsigned int sent;
+static unsigned long suppressed;
+
+void log_flush(bool force)
 {
-	static time_t window;
-	static unsigned int sent;
-	static unsigned long suppressed;
 	struct timespec now;
-	va_list ap;
 
 	clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
-	if (now.tv_sec - window >= LOG_INTERVAL) {
-		if (suppressed)
-			log_msg(LOG_WARNING, "%lu similar messages suppressed",
-				suppressed);
-		window = now.tv_sec;
-		sent = 0;
-		suppressed = 0;
-	}
+	if (!force && now.tv_sec - window < LOG_INTERVAL)
+		return;
+	if (suppressed)
+		log_msg(LOG_WARNING, "%lu similar messages suppressed",
+			suppressed);
+	window = now.tv_sec;
+	sent = 0;
+	suppressed = 0;
+}
+
+void log_limited(int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	log_flush(false);
 	if (sent >= LOG_BURST) {
 		suppressed++;
 		return;

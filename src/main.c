@@ -41,6 +41,7 @@ struct options {
 	bool verify;
 	bool load_driver;
 	const char *devices_txt;
+	unsigned int tty_major;
 };
 
 static void usage(FILE *out)
@@ -59,6 +60,9 @@ static void usage(FILE *out)
 "  -M, --no-modprobe         do not load the CAPI driver at start\n"
 "      --load-driver         load the CAPI driver if missing, then exit\n"
 "  -n, --dry-run             print what would be done, change nothing\n"
+"      --tty-major=N         the CAPI tty driver's major (default: from\n"
+"                            ROOT/proc/devices); tty nodes of any other\n"
+"                            major are refused\n"
 "      --replay=FILE         apply the uevents recorded in FILE (- for\n"
 "                            stdin) as --source=kernel would, then exit\n"
 "      --verify              check the live dev tree against devices.txt\n"
@@ -95,7 +99,8 @@ static int parse_size(const char *s, int *out)
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	enum { OPT_REPLAY = 256, OPT_VERIFY, OPT_DEVICES_TXT, OPT_LOAD };
+	enum { OPT_REPLAY = 256, OPT_VERIFY, OPT_DEVICES_TXT, OPT_LOAD,
+	       OPT_TTY_MAJOR };
 	static const struct option longopts[] = {
 		{ "source", required_argument, NULL, 's' },
 		{ "root", required_argument, NULL, 'r' },
@@ -108,6 +113,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "verify", no_argument, NULL, OPT_VERIFY },
 		{ "load-driver", no_argument, NULL, OPT_LOAD },
 		{ "devices-txt", required_argument, NULL, OPT_DEVICES_TXT },
+		{ "tty-major", required_argument, NULL, OPT_TTY_MAJOR },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -172,6 +178,18 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_DEVICES_TXT:
 			o->devices_txt = optarg;
+			break;
+		case OPT_TTY_MAJOR:
+			errno = 0;
+			mode = strtoul(optarg, &end, 10);
+			if (errno || *end || end == optarg || optarg[0] == '-' ||
+			    mode < 1 || mode > 4095 ||
+			    mode == CAPI_CONTROL_MAJOR) {
+				log_err("--tty-major must be a major from 1 to 4095 "
+					"other than 68, not \"%s\"", optarg);
+				return -1;
+			}
+			o->tty_major = (unsigned int)mode;
 			break;
 		case 'v':
 			log_max_level = LOG_DEBUG;
@@ -269,6 +287,7 @@ static void handle(struct daemon *d, const struct capi_event *ev)
 	struct name_op ops[POLICY_MAX_OPS];
 	int n = policy_names(ev, d->owner, ops);
 
+	log_flush(false);
 	log_debug("%s %s %s unit %u (%u:%u) seqnum %llu: %d operation(s)",
 		  ev->action == CAPI_ADD ? "add" : "remove",
 		  ev->scheme == CAPI_MODERN ? "modern" : "pre-fix",
@@ -277,30 +296,64 @@ static void handle(struct daemon *d, const struct capi_event *ev)
 	tree_apply_all(&d->tree, ops, n);
 }
 
+static volatile sig_atomic_t replay_stop;
+
+static void on_stop_signal(int sig)
+{
+	replay_stop = sig;
+}
+
+/*
+ * During a replay SIGHUP is ignored (there is no sysfs scan to redo), and
+ * SIGTERM or SIGINT stop it between two events: the event in hand is
+ * applied in full, the rest is not, and the exit status is 1.
+ */
+static void replay_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_stop_signal };
+
+	sigemptyset(&sa.sa_mask);
+	/* No SA_RESTART: a read waiting on a pipe returns EINTR. */
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGHUP, SIG_IGN);
+}
+
 static int run_replay(struct daemon *d)
 {
 	struct replay_source r;
 	struct capi_event ev;
 	enum source_result res;
+	int ret = 0;
 
+	replay_signals();
 	if (replay_source_open(&r, d->o->replay) < 0) {
 		log_err("cannot open %s: %s", d->o->replay, strerror(errno));
 		return 1;
 	}
-	while ((res = replay_source_read(&r, &ev, &d->st)) != SRC_EOF) {
+	while (!replay_stop &&
+	       (res = replay_source_read(&r, &ev, &d->st)) != SRC_EOF) {
+		if (replay_stop)
+			break;
 		if (res == SRC_ERROR) {
 			log_err("cannot read %s: %s", r.name, strerror(errno));
-			replay_source_close(&r);
-			return 1;
+			ret = 1;
+			break;
 		}
 		if (res == SRC_EVENT)
 			handle(d, &ev);
 	}
 	replay_source_close(&r);
+	if (replay_stop) {
+		log_warn("signal %d: replay stopped after %lu event(s)",
+			 (int)replay_stop, d->st.events);
+		ret = 1;
+	}
+	log_flush(true);
 	log_info("replayed %lu event(s): %lu ignored, %lu bad, %lu change(s), "
 		 "%lu name(s) left alone", d->st.events, d->st.ignored,
 		 d->st.bad, d->tree.changes, d->tree.refused);
-	return 0;
+	return ret;
 }
 
 static bool udevd_running(const char *root)
@@ -412,10 +465,12 @@ static int run_daemon(struct daemon *d, enum source_kind kind)
 				break;
 			}
 		}
+		log_flush(false);
 		notify_status(d, false);
 	}
 	ret = 0;
 out:
+	log_flush(true);
 	sd_notify(0, "STOPPING=1");
 	if (us)
 		udev_source_close(us);
@@ -436,7 +491,7 @@ int main(int argc, char **argv)
 		.devices_txt = DEVICES_TXT,
 	};
 	struct daemon d = { .o = &o };
-	char devdir[PATH_MAX];
+	char devdir[PATH_MAX], procdevices[PATH_MAX];
 	const char *root;
 	enum source_kind kind;
 	gid_t gid;
@@ -451,6 +506,8 @@ int main(int argc, char **argv)
 
 	snprintf(devdir, sizeof(devdir), "%s/dev", root);
 	snprintf(d.sysdir, sizeof(d.sysdir), "%s/sys", root);
+	snprintf(procdevices, sizeof(procdevices), "%s/proc/devices", root);
+	uevent_set_tty_major(o.tty_major, procdevices);
 
 	if (o.verify) {
 		ret = verify_run(devdir, d.sysdir, o.devices_txt, o.group,

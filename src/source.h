@@ -62,12 +62,19 @@ enum source_result udev_source_read(struct udev_source *s,
 				    struct source_stats *st);
 void udev_source_close(struct udev_source *s);
 
-/* A recorded "udevadm monitor --kernel --property" stream. */
+/*
+ * A recorded "udevadm monitor --kernel --property" stream.  Lines are read
+ * into a fixed buffer: a line over REPLAY_LINE_MAX bytes makes its record
+ * bad (the rest of it is read and dropped), and a line over
+ * REPLAY_LINE_ABORT bytes (--replay=/dev/zero) ends the replay with an
+ * error: that is no uevent recording.
+ */
+#define REPLAY_LINE_MAX 4096
+#define REPLAY_LINE_ABORT (1024 * 1024)
 struct replay_source {
 	FILE *in;
 	const char *name;
-	char *line;
-	size_t cap;
+	char line[REPLAY_LINE_MAX + 1];
 	unsigned long lineno, record_line;
 };
 int replay_source_open(struct replay_source *r, const char *path);

@@ -11,9 +11,6 @@
 #include "source.h"
 #include "uevent.h"
 
-/* Longer lines make their record bad. */
-#define REPLAY_LINE_MAX 4096
-
 int replay_source_open(struct replay_source *r, const char *path)
 {
 	memset(r, 0, sizeof(*r));
@@ -31,8 +28,47 @@ void replay_source_close(struct replay_source *r)
 {
 	if (r->in && r->in != stdin)
 		fclose(r->in);
-	free(r->line);
-	r->line = NULL;
+	r->in = NULL;
+}
+
+/*
+ * Read one line into r->line without its end of line; NULs are kept (the
+ * parser refuses them).  Returns its length, REPLAY_LINE_MAX + 1 for a
+ * longer line, -1 at the end of input (errno 0) or on an error (errno
+ * set; EFBIG for a line over REPLAY_LINE_ABORT).
+ */
+static ssize_t read_line(struct replay_source *r)
+{
+	size_t len = 0, total = 0;
+	int c;
+
+	errno = 0;
+	while ((c = getc_unlocked(r->in)) != EOF) {
+		if (c == '\n')
+			break;
+		if (++total > REPLAY_LINE_ABORT) {
+			errno = EFBIG;
+			return -1;
+		}
+		if (len < REPLAY_LINE_MAX)
+			r->line[len++] = (char)c;
+	}
+	if (c == EOF) {
+		if (ferror(r->in)) {
+			if (!errno)
+				errno = EIO;
+			return -1;
+		}
+		if (total == 0) {
+			errno = 0;
+			return -1;
+		}
+	}
+	if (total > REPLAY_LINE_MAX)
+		return REPLAY_LINE_MAX + 1;
+	while (len > 0 && r->line[len - 1] == '\r')
+		len--;
+	return (ssize_t)len;
 }
 
 enum source_result replay_source_read(struct replay_source *r,
@@ -48,9 +84,12 @@ enum source_result replay_source_read(struct replay_source *r,
 
 	uevent_reset(&f);
 	for (;;) {
-		errno = 0;
-		len = getline(&r->line, &r->cap, r->in);
+		len = read_line(r);
 		if (len < 0) {
+			if (errno == EFBIG)
+				log_err("%s:%lu: a line of more than %d bytes: "
+					"not a uevent recording", r->name,
+					r->lineno + 1, REPLAY_LINE_ABORT);
 			if (errno)
 				return SRC_ERROR;
 			if (!any)
@@ -58,9 +97,6 @@ enum source_result replay_source_read(struct replay_source *r,
 			break;		/* last record without a blank line */
 		}
 		r->lineno++;
-		while (len > 0 && (r->line[len - 1] == '\n' ||
-				   r->line[len - 1] == '\r'))
-			len--;
 		if (len == 0) {
 			if (any)
 				break;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "uevent.h"
 
 enum {
@@ -27,6 +28,7 @@ void uevent_reset(struct uevent_fields *f)
 {
 	f->have = 0;
 	f->overlong = NULL;
+	f->nul = false;
 	f->nprops = 0;
 }
 
@@ -49,6 +51,12 @@ void uevent_add(struct uevent_fields *f, const char *key, size_t keylen,
 		const char *val, size_t vallen)
 {
 	f->nprops++;
+	/*
+	 * A NUL would cut the value short ("capi/7\0/../x" read as
+	 * "capi/7"): the record is refused, not trimmed.
+	 */
+	if (memchr(key, '\0', keylen) || memchr(val, '\0', vallen))
+		f->nul = true;
 	if (vallen >= UEVENT_VALUE_MAX && !f->overlong) {
 		/* Any over-long value makes the record suspect. */
 		f->overlong = "a property";
@@ -128,6 +136,108 @@ static int safe_devname(const char *s)
 	return p[-1] != '/';
 }
 
+static struct {
+	unsigned int given;		/* --tty-major, or 0 */
+	const char *proc_devices;	/* where to look it up, or NULL */
+	unsigned int found[2];		/* last looked up, by scheme; 0 none */
+} tty_driver;
+
+void uevent_set_tty_major(unsigned int major, const char *proc_devices)
+{
+	tty_driver.given = major;
+	tty_driver.proc_devices = proc_devices;
+	tty_driver.found[0] = tty_driver.found[1] = 0;
+}
+
+/*
+ * The "Character devices:" part of /proc/devices: "%3d %s" lines.  The
+ * tty driver registers its name: "capi!" on modern kernels (a kernel that
+ * turned the "!" into "/" would show "capi/"), "capi" on pre-fix ones;
+ * the control device is "capi20" on both.
+ */
+static void lookup_tty_major(void)
+{
+	char buf[8192];
+	const char *p, *end, *nl, *why;
+	bool chars = false;
+	ssize_t len;
+
+	tty_driver.found[CAPI_MODERN] = tty_driver.found[CAPI_PREFIX] = 0;
+	len = uevent_read_file(AT_FDCWD, tty_driver.proc_devices, buf,
+			       sizeof(buf), &why);
+	if (len < 0)
+		return;
+	for (p = buf, end = buf + len; p < end; p = nl + 1) {
+		char name[16];
+		unsigned int major;
+
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			nl = end;
+		if (!strncmp(p, "Character devices:", 18)) {
+			chars = true;
+			continue;
+		}
+		if (!chars || nl == p)
+			break;		/* a blank line ends the part */
+		if (sscanf(p, "%u %15s", &major, name) != 2 || !major ||
+		    major > 4095 || major == CAPI_CONTROL_MAJOR)
+			continue;
+		if (!strcmp(name, "capi!") || !strcmp(name, "capi/"))
+			tty_driver.found[CAPI_MODERN] = major;
+		else if (!strcmp(name, "capi"))
+			tty_driver.found[CAPI_PREFIX] = major;
+	}
+}
+
+/*
+ * A tty record names a node of the CAPI tty driver: unit N at minor N
+ * below CAPI_TTY_MINORS, and (to make one) the driver's major.  A remove
+ * is not held to the major: its event may come after the driver is gone,
+ * and the tree removes a node only when it is still that device.
+ */
+static bool tty_devnum_ok(const struct capi_event *ev, const char **why)
+{
+	unsigned int *found = &tty_driver.found[ev->scheme];
+
+	if (ev->minor >= CAPI_TTY_MINORS) {
+		*why = "tty minor out of the CAPI tty driver's range (0-255)";
+		return false;
+	}
+	if (ev->minor != ev->unit) {
+		*why = "tty minor is not its unit number";
+		return false;
+	}
+	if (ev->major == CAPI_CONTROL_MAJOR) {
+		*why = "tty with the control device's major 68";
+		return false;
+	}
+	if (ev->action == CAPI_REMOVE)
+		return true;
+	if (tty_driver.given) {
+		if (ev->major == tty_driver.given)
+			return true;
+		*why = "tty major is not the CAPI tty driver's (--tty-major)";
+		return false;
+	}
+	/* The driver may have been reloaded since: look again on a miss. */
+	if (*found != ev->major && tty_driver.proc_devices)
+		lookup_tty_major();
+	if (!*found) {
+		*why = ev->scheme == CAPI_MODERN ?
+			"CAPI tty driver's major unknown (no \"capi!\" in "
+			"/proc/devices; see --tty-major)" :
+			"CAPI tty driver's major unknown (no \"capi\" in "
+			"/proc/devices; see --tty-major)";
+		return false;
+	}
+	if (*found != ev->major) {
+		*why = "tty major is not the CAPI tty driver's (/proc/devices)";
+		return false;
+	}
+	return true;
+}
+
 static const char *basename_of(const char *path)
 {
 	const char *slash = strrchr(path, '/');
@@ -142,6 +252,10 @@ enum uevent_verdict uevent_finish(const struct uevent_fields *f,
 	const char *dn = f->devname;
 	bool tty;
 
+	if (f->nul) {
+		*why = "NUL byte in a property";
+		return UEVENT_BAD;
+	}
 	if (!(f->have & UF_ACTION)) {
 		*why = "no ACTION";
 		return UEVENT_BAD;
@@ -233,6 +347,9 @@ enum uevent_verdict uevent_finish(const struct uevent_fields *f,
 		return UEVENT_BAD;
 	}
 
+	if (ev->kind == CAPI_TTY && !tty_devnum_ok(ev, why))
+		return UEVENT_BAD;
+
 	ev->seqnum = 0;
 	if (f->have & UF_SEQNUM) {
 		unsigned long long v = 0;
@@ -272,6 +389,35 @@ enum uevent_verdict uevent_parse_kernel(const char *buf, size_t len,
 	return uevent_finish(&f, ev, why);
 }
 
+ssize_t uevent_read_file(int dirfd, const char *path, char *buf,
+			 size_t size, const char **why)
+{
+	struct stat st;
+	ssize_t len;
+	int fd;
+
+	/* O_NONBLOCK: a FIFO planted in a --root's sysfs cannot hang us. */
+	fd = openat(dirfd, path,
+		    O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		*why = "cannot open";
+		return -1;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		*why = "not a regular file";
+		return -1;
+	}
+	len = read(fd, buf, size - 1);
+	close(fd);
+	if (len < 0) {
+		*why = "unreadable";
+		return -1;
+	}
+	buf[len] = '\0';
+	return len;
+}
+
 enum uevent_verdict uevent_read_sysfs(int classfd, const char *class,
 				      const char *name, struct capi_event *ev,
 				      const char **why)
@@ -280,18 +426,15 @@ enum uevent_verdict uevent_read_sysfs(int classfd, const char *class,
 	struct uevent_fields f;
 	const char *p, *end, *nl;
 	ssize_t len;
-	int fd;
 
 	snprintf(path, sizeof(path), "%s/uevent", name);
-	fd = openat(classfd, path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		*why = "no uevent file";
-		return UEVENT_IGNORE;
-	}
-	len = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
+	len = uevent_read_file(classfd, path, buf, sizeof(buf), why);
 	if (len < 0) {
-		*why = "unreadable uevent file";
+		if (!strcmp(*why, "not a regular file")) {
+			*why = "uevent is not a regular file";
+			return UEVENT_BAD;
+		}
+		*why = "no uevent file";
 		return UEVENT_IGNORE;
 	}
 

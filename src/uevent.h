@@ -9,7 +9,9 @@
 #ifndef CAPI_DEVD_UEVENT_H
 #define CAPI_DEVD_UEVENT_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 #include "event.h"
 
 /* Longest property value we keep; longer values make the record bad. */
@@ -25,6 +27,7 @@ struct uevent_fields {
 	char seqnum[24];
 	unsigned int have;	/* bit set of UF_* */
 	const char *overlong;	/* key of the first over-long value, or NULL */
+	bool nul;		/* a key or value held a NUL byte */
 	size_t nprops;
 };
 
@@ -34,6 +37,15 @@ enum uevent_verdict {
 	UEVENT_BAD,	/* malformed: *why says what is wrong */
 };
 
+/*
+ * The CAPI tty driver's major: a tty record may make only a node of that
+ * driver, unit N at minor N, N below CAPI_TTY_MINORS.  Either given
+ * (--tty-major; 0 = not given), or looked up on demand in proc_devices
+ * (ROOT/proc/devices): the "capi!" (or "capi/") line for modern names,
+ * the "capi" line for pre-fix names.  Unknown: tty adds are refused.
+ */
+void uevent_set_tty_major(unsigned int major, const char *proc_devices);
+
 void uevent_reset(struct uevent_fields *f);
 /* Record one property; key and value need not be NUL-terminated. */
 void uevent_add(struct uevent_fields *f, const char *key, size_t keylen,
@@ -42,6 +54,15 @@ void uevent_add(struct uevent_fields *f, const char *key, size_t keylen,
 int uevent_add_line(struct uevent_fields *f, const char *line, size_t len);
 enum uevent_verdict uevent_finish(const struct uevent_fields *f,
 				  struct capi_event *ev, const char **why);
+
+/*
+ * Read a small file of sysfs or procfs (at most size - 1 bytes, then a
+ * NUL) relative to dirfd without blocking: opened O_NONBLOCK|O_NOFOLLOW,
+ * read only when fstat says it is a regular file.  Returns the length,
+ * or -1 with *why set.
+ */
+ssize_t uevent_read_file(int dirfd, const char *path, char *buf,
+			 size_t size, const char **why);
 
 /*
  * Read the uevent file of a device in sysfs, CLASS/NAME/uevent relative to

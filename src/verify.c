@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include "event.h"
+#include "log.h"
 #include "policy.h"
 #include "uevent.h"
 #include "verify.h"
@@ -134,16 +135,23 @@ struct checker {
 static void deviation(struct checker *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* One line each: names read from the tree are escaped as in the log. */
 static void deviation(struct checker *c, const char *fmt, ...)
 {
+	char raw[1024], out[4096];
 	va_list ap;
+	int len;
 
 	c->deviations++;
-	printf("DEVIATION: ");
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	len = vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
-	putchar('\n');
+	if (len < 0)
+		len = 0;
+	if ((size_t)len >= sizeof(raw))
+		len = sizeof(raw) - 1;
+	printf("DEVIATION: %s\n", log_escape(raw, (size_t)len, out,
+						sizeof(out)));
 }
 
 /* name must resolve to char major:minor; check perms when asked. */

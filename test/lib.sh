@@ -17,7 +17,18 @@ T_N=0
 T_FAILED=0
 ROOT=$(mktemp -d "${TMPDIR:-/tmp}/capi-devd-test.XXXXXX")
 trap 'rm -rf "$ROOT"' EXIT
-mkdir -p "$ROOT/dev" "$ROOT/sys"
+mkdir -p "$ROOT/dev" "$ROOT/sys" "$ROOT/proc"
+# The root's /proc/devices names the CAPI tty driver's major: 240 for the
+# modern driver ("capi!"), 241 for the pre-fix one ("capi").  A test that
+# needs another writes its own with proc_devices.
+proc_devices() {	# proc_devices [MAJOR NAME]...
+	{
+		printf 'Character devices:\n  1 mem\n  4 tty\n 68 capi20\n'
+		while [ $# -ge 2 ]; do printf '%3d %s\n' "$1" "$2"; shift 2; done
+		printf '\nBlock devices:\n  8 sd\n'
+	} >"$ROOT/proc/devices"
+}
+proc_devices 240 'capi!' 241 capi
 GID=4242		# any group will do; numeric, so no /etc/group entry
 LOG="$ROOT/log"
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* unit-uevent.c - parsing and validation of uevent properties. */
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "tap.h"
 #include "uevent.h"
 
@@ -41,6 +43,9 @@ int main(void)
 	const char *why;
 	char big[2048], msg[512];
 	size_t len;
+
+	/* The CAPI tty driver's major, as --tty-major gives it. */
+	uevent_set_tty_major(240, NULL);
 
 	ok(record(TTY "DEVNAME=capi/7|SEQNUM=42", &ev, &why) == UEVENT_OK,
 	   "modern tty parses");
@@ -116,5 +121,103 @@ int main(void)
 	   ev.unit == 3 && ev.seqnum == 9, "kernel datagram parses");
 	ok(uevent_parse_kernel("ACTION=add", 10, &ev, &why) == UEVENT_BAD,
 	   "kernel datagram without header is bad");
+
+	/* A tty record makes only a node of the CAPI tty driver. */
+	bad("ACTION=add|DEVPATH=/devices/virtual/tty/capi!1|SUBSYSTEM=tty|"
+	    "MAJOR=1|MINOR=1|DEVNAME=capi/1",
+	    "tty major is not the CAPI tty driver's (--tty-major)");
+	bad("ACTION=add|DEVPATH=/devices/virtual/tty/capi8|SUBSYSTEM=tty|"
+	    "MAJOR=8|MINOR=0|DEVNAME=capi8", "tty minor is not its unit number");
+	bad("ACTION=add|DEVPATH=/devices/virtual/tty/capi8|SUBSYSTEM=tty|"
+	    "MAJOR=8|MINOR=8|DEVNAME=capi8",
+	    "tty major is not the CAPI tty driver's (--tty-major)");
+	bad("ACTION=add|DEVPATH=/devices/virtual/tty/capi!0|SUBSYSTEM=tty|"
+	    "MAJOR=68|MINOR=0|DEVNAME=capi/0",
+	    "tty with the control device's major 68");
+	bad("ACTION=add|DEVPATH=/devices/virtual/tty/capi!256|SUBSYSTEM=tty|"
+	    "MAJOR=240|MINOR=256|DEVNAME=capi/256",
+	    "tty minor out of the CAPI tty driver's range (0-255)");
+	bad("ACTION=add|DEVPATH=/devices/virtual/tty/capi!7|SUBSYSTEM=tty|"
+	    "MAJOR=240|MINOR=8|DEVNAME=capi/7", "tty minor is not its unit number");
+	ok(record("ACTION=add|DEVPATH=/devices/virtual/tty/capi!255|"
+		  "SUBSYSTEM=tty|MAJOR=240|MINOR=255|DEVNAME=capi/255", &ev,
+		  &why) == UEVENT_OK, "tty 255, the last minor, parses");
+	ok(record("ACTION=remove|DEVPATH=/devices/virtual/tty/capi!7|"
+		  "SUBSYSTEM=tty|MAJOR=239|MINOR=7|DEVNAME=capi/7", &ev,
+		  &why) == UEVENT_OK,
+	   "a remove is not held to the major (the driver may be gone)");
+
+	/* The major from a /proc/devices. */
+	{
+		char path[] = "/tmp/unit-uevent.XXXXXX";
+		FILE *pf;
+		int fd = mkstemp(path);
+
+		pf = fdopen(fd, "w");
+		fputs("Character devices:\n  1 mem\n 68 capi20\n239 capi!\n"
+		      "241 capi\n\nBlock devices:\n240 capi!\n", pf);
+		fclose(pf);
+		uevent_set_tty_major(0, path);
+		ok(record("ACTION=add|DEVPATH=/devices/virtual/tty/capi!7|"
+			  "SUBSYSTEM=tty|MAJOR=239|MINOR=7|DEVNAME=capi/7", &ev,
+			  &why) == UEVENT_OK, "/proc/devices: capi! 239 is taken");
+		bad(TTY "DEVNAME=capi/7",
+		    "tty major is not the CAPI tty driver's (/proc/devices)");
+		ok(record("ACTION=add|DEVPATH=/devices/virtual/tty/capi7|"
+			  "SUBSYSTEM=tty|MAJOR=241|MINOR=7|DEVNAME=capi7", &ev,
+			  &why) == UEVENT_OK, "/proc/devices: pre-fix capi 241");
+		bad("ACTION=add|DEVPATH=/devices/virtual/tty/capi7|"
+		    "SUBSYSTEM=tty|MAJOR=239|MINOR=7|DEVNAME=capi7",
+		    "tty major is not the CAPI tty driver's (/proc/devices)");
+		unlink(path);
+		uevent_set_tty_major(0, path);
+		bad("ACTION=add|DEVPATH=/devices/virtual/tty/capi!7|"
+		    "SUBSYSTEM=tty|MAJOR=239|MINOR=7|DEVNAME=capi/7",
+		    "CAPI tty driver's major unknown (no \"capi!\" in "
+		    "/proc/devices; see --tty-major)");
+		uevent_set_tty_major(240, NULL);
+	}
+
+	/* A NUL inside a value is refused, not cut short. */
+	{
+		static const char dn[] = "DEVNAME=capi/7\0/../../../x";
+		static const char act[] = "ACTION=add\0junk";
+		struct uevent_fields f;
+
+		uevent_reset(&f);
+		uevent_add_line(&f, act, sizeof(act) - 1);
+		uevent_add_line(&f, "DEVPATH=/devices/virtual/tty/capi!7", 35);
+		uevent_add_line(&f, "SUBSYSTEM=tty", 13);
+		uevent_add_line(&f, "MAJOR=240", 9);
+		uevent_add_line(&f, "MINOR=7", 7);
+		uevent_add_line(&f, "DEVNAME=capi/7", 14);
+		ok(uevent_finish(&f, &ev, &why) == UEVENT_BAD &&
+		   !strcmp(why, "NUL byte in a property"),
+		   "ACTION=add\\0junk is refused (%s)", why);
+		uevent_reset(&f);
+		uevent_add_line(&f, "ACTION=add", 10);
+		uevent_add_line(&f, "DEVPATH=/devices/virtual/tty/capi!7", 35);
+		uevent_add_line(&f, "SUBSYSTEM=tty", 13);
+		uevent_add_line(&f, "MAJOR=240", 9);
+		uevent_add_line(&f, "MINOR=7", 7);
+		uevent_add_line(&f, dn, sizeof(dn) - 1);
+		ok(uevent_finish(&f, &ev, &why) == UEVENT_BAD &&
+		   !strcmp(why, "NUL byte in a property"),
+		   "DEVNAME=capi/7\\0/../../../x is refused (%s)", why);
+	}
+	/* In a datagram a NUL ends the property: what follows is no KEY=VALUE. */
+	len = (size_t)snprintf(msg, sizeof(msg),
+		"add@/devices/virtual/tty/capi!7%cACTION=add%c"
+		"DEVPATH=/devices/virtual/tty/capi!7%cSUBSYSTEM=tty%c"
+		"MAJOR=240%cMINOR=7%cDEVNAME=capi/7%c/../../../x", 0, 0, 0, 0,
+		0, 0, 0);
+	ok(uevent_parse_kernel(msg, len, &ev, &why) == UEVENT_BAD,
+	   "kernel datagram DEVNAME=capi/7\\0/../../../x is bad (%s)", why);
+	len = (size_t)snprintf(msg, sizeof(msg),
+		"add@/devices/virtual/tty/capi!7%cACTION=add%cjunk%c"
+		"DEVPATH=/devices/virtual/tty/capi!7%cSUBSYSTEM=tty%c"
+		"MAJOR=240%cMINOR=7%cDEVNAME=capi/7", 0, 0, 0, 0, 0, 0, 0);
+	ok(uevent_parse_kernel(msg, len, &ev, &why) == UEVENT_BAD,
+	   "kernel datagram ACTION=add\\0junk is bad (%s)", why);
 	return tap_done();
 }
