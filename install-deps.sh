@@ -12,6 +12,7 @@ linux-source-6.1 xz-utils
 flex bison bc cpio libelf-dev libssl-dev ccache rsync
 python3-ply python3-git
 qemu-system-x86
+clang libclang-rt-14-dev
 libcapi20-dev libcapi20-3
 "
 
