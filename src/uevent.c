@@ -140,7 +140,20 @@ static struct {
 	unsigned int given;		/* --tty-major, or 0 */
 	const char *proc_devices;	/* where to look it up, or NULL */
 	unsigned int found[2];		/* last looked up, by scheme; 0 none */
+	bool table;			/* proc_devices could be read */
 } tty_driver;
+
+/*
+ * The CAPI tty driver asks for a dynamic major (tty_driver->major = 0), and
+ * the kernel hands those out from two ranges (CHRDEV_MAJOR_DYN_END..254 and
+ * CHRDEV_MAJOR_DYN_EXT_END..CHRDEV_MAJOR_DYN_EXT_START in <linux/fs.h>;
+ * "RESERVED FOR DYNAMIC ASSIGNMENT" in devices.txt).  A fixed major such as
+ * 1 (mem) or 8 (sd) is never the CAPI tty driver's.
+ */
+static bool dynamic_char_major(unsigned int major)
+{
+	return (major >= 234 && major <= 254) || (major >= 384 && major <= 511);
+}
 
 void uevent_set_tty_major(unsigned int major, const char *proc_devices)
 {
@@ -165,6 +178,7 @@ static void lookup_tty_major(void)
 	tty_driver.found[CAPI_MODERN] = tty_driver.found[CAPI_PREFIX] = 0;
 	len = uevent_read_file(AT_FDCWD, tty_driver.proc_devices, buf,
 			       sizeof(buf), &why);
+	tty_driver.table = len >= 0;
 	if (len < 0)
 		return;
 	for (p = buf, end = buf + len; p < end; p = nl + 1) {
@@ -223,6 +237,17 @@ static bool tty_devnum_ok(const struct capi_event *ev, const char **why)
 	/* The driver may have been reloaded since: look again on a miss. */
 	if (*found != ev->major && tty_driver.proc_devices)
 		lookup_tty_major();
+	if (!tty_driver.table) {
+		/*
+		 * A scratch root without proc/devices (a replay): the driver's
+		 * major is not known, only that it is a dynamic one.
+		 */
+		if (dynamic_char_major(ev->major))
+			return true;
+		*why = "tty major is no dynamic char major (234-254, 384-511), "
+		       "and the root has no proc/devices (see --tty-major)";
+		return false;
+	}
 	if (!*found) {
 		*why = ev->scheme == CAPI_MODERN ?
 			"CAPI tty driver's major unknown (no \"capi!\" in "

@@ -169,12 +169,32 @@ int main(void)
 		bad("ACTION=add|DEVPATH=/devices/virtual/tty/capi7|"
 		    "SUBSYSTEM=tty|MAJOR=239|MINOR=7|DEVNAME=capi7",
 		    "tty major is not the CAPI tty driver's (/proc/devices)");
-		unlink(path);
+		/* proc/devices without the tty driver: every tty add refused */
+		pf = fopen(path, "w");
+		fputs("Character devices:\n  1 mem\n 68 capi20\n", pf);
+		fclose(pf);
 		uevent_set_tty_major(0, path);
 		bad("ACTION=add|DEVPATH=/devices/virtual/tty/capi!7|"
 		    "SUBSYSTEM=tty|MAJOR=239|MINOR=7|DEVNAME=capi/7",
 		    "CAPI tty driver's major unknown (no \"capi!\" in "
 		    "/proc/devices; see --tty-major)");
+		/* no proc/devices at all: only a dynamic major */
+		unlink(path);
+		uevent_set_tty_major(0, path);
+		ok(record("ACTION=add|DEVPATH=/devices/virtual/tty/capi!7|"
+			  "SUBSYSTEM=tty|MAJOR=239|MINOR=7|DEVNAME=capi/7", &ev,
+			  &why) == UEVENT_OK, "no /proc/devices: dynamic major 239");
+		ok(record("ACTION=add|DEVPATH=/devices/virtual/tty/capi!7|"
+			  "SUBSYSTEM=tty|MAJOR=511|MINOR=7|DEVNAME=capi/7", &ev,
+			  &why) == UEVENT_OK, "no /proc/devices: dynamic major 511");
+		bad("ACTION=add|DEVPATH=/devices/virtual/tty/capi!7|"
+		    "SUBSYSTEM=tty|MAJOR=1|MINOR=7|DEVNAME=capi/7",
+		    "tty major is no dynamic char major (234-254, 384-511), "
+		    "and the root has no proc/devices (see --tty-major)");
+		bad("ACTION=add|DEVPATH=/devices/virtual/tty/capi!7|"
+		    "SUBSYSTEM=tty|MAJOR=255|MINOR=7|DEVNAME=capi/7",
+		    "tty major is no dynamic char major (234-254, 384-511), "
+		    "and the root has no proc/devices (see --tty-major)");
 		uevent_set_tty_major(240, NULL);
 	}
 
