@@ -1,6 +1,8 @@
 #!/bin/bash
-# check.sh - install what is needed, build, and run every test
-# (make check, then make distcheck).  Run as root on Debian 12.
+# check.sh - install what is needed, build, and run every test: make check
+# (QEMU scenarios included), make distcheck, make check once more with
+# ASan and UBSan (build-san/, without the QEMU part), and the fuzzers
+# (make fuzz, CAPI_FUZZ_SECONDS each, default 60).  Run as root on Debian 12.
 set -euo pipefail
 cd "$(dirname "$0")"
 ./install-deps.sh
@@ -27,5 +29,24 @@ fail=$(sed -n 's/^# FAIL: *\([0-9]*\)/\1/p' check.out | tail -1)
 err=$(sed -n 's/^# ERROR: *\([0-9]*\)/\1/p' check.out | tail -1)
 [ $status = 0 ] && { make distcheck >distcheck.out 2>&1 || { tail -50 distcheck.out; status=1; }; }
 [ $status = 0 ] && grep -A3 'archives ready for distribution' distcheck.out | head -4
+
+# The daemon and the unit tests with the sanitizers (any report fails).
+san=ok
+if [ $status = 0 ]; then
+	mkdir -p ../build-san
+	(cd ../build-san &&
+	 { [ -f Makefile ] || ../configure --enable-werror --disable-qemu-tests --enable-sanitizers >/dev/null; } &&
+	 make -j"$(nproc)" >/dev/null && make -j"$(nproc)" check >check.out 2>&1) || {
+		san=FAILED; status=1
+		find ../build-san -name '*.trs' -print0 | xargs -0r grep -lE '^:test-result: (FAIL|ERROR)' |
+		while read -r trs; do echo "==== build-san: ${trs%.trs}.log"; cat "${trs%.trs}.log"; done
+		tail -20 ../build-san/check.out 2>/dev/null
+	}
+	echo "check: sanitizers (ASan, UBSan): $san"
+fi
+# The fuzzers, each for CAPI_FUZZ_SECONDS.
+if [ $status = 0 ]; then
+	make fuzz FUZZ_SECONDS="${CAPI_FUZZ_SECONDS:-60}" || status=1
+fi
 echo "check: ${pass:-0} passed, $(( ${fail:-0} + ${err:-0} )) failed"
 exit $status
