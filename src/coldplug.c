@@ -162,10 +162,9 @@ static bool dangling(struct tree *t, const char *path)
 static void sweep_legacy(struct tree *t, const struct found *f,
 			 enum policy_owner owner, struct coldplug_result *res)
 {
-	char target[POLICY_PATH_MAX + 1];
+	char target[TREE_LINK_MAX];
 	struct dirent *de;
 	unsigned int unit;
-	ssize_t len;
 	DIR *d;
 	int fd;
 
@@ -180,12 +179,9 @@ static void sweep_legacy(struct tree *t, const struct found *f,
 			continue;
 		if (units_has(&f->modern, unit) || units_has(&f->prefix, unit))
 			continue;
-		len = readlinkat(t->devfd, de->d_name, target,
-				 sizeof(target) - 1);
-		if (len < 0)
-			continue;
-		target[len] = '\0';
-		if (!policy_link_is_ours(SHAPE_LEGACY, target))
+		if (tree_readlink(t->devfd, de->d_name, target,
+				  sizeof(target)) < 0 ||
+		    !policy_link_is_ours(SHAPE_LEGACY, target))
 			continue;
 		if (owner == OWN_PREFIX && !dangling(t, de->d_name))
 			continue;
@@ -194,13 +190,34 @@ static void sweep_legacy(struct tree *t, const struct found *f,
 	closedir(d);
 }
 
-/* capi/N -> ../capiM links of pre-fix units that are gone. */
+/* Parse "N" (a name in capi/) into N; exactly as we would print it. */
+static int dir_unit(const char *name, unsigned int *unit)
+{
+	char again[16];
+	unsigned long v;
+	char *end;
+
+	if (name[0] < '0' || name[0] > '9')
+		return -1;
+	errno = 0;
+	v = strtoul(name, &end, 10);
+	if (errno || *end || v > CAPI_UNIT_MAX)
+		return -1;
+	*unit = (unsigned int)v;
+	snprintf(again, sizeof(again), "%u", *unit);
+	return strcmp(again, name) ? -1 : 0;
+}
+
+/*
+ * capi/N -> ../capiM links of pre-fix units that are gone.  Only the
+ * numeric names we make: capi/modem -> ../capi3 is someone else's.
+ */
 static void sweep_prefix_dir(struct tree *t, const struct found *f,
 			     struct coldplug_result *res)
 {
-	char target[POLICY_PATH_MAX + 1], path[300];
+	char target[TREE_LINK_MAX], path[300];
 	struct dirent *de;
-	ssize_t len;
+	unsigned int unit;
 	DIR *d;
 	int fd;
 
@@ -214,19 +231,11 @@ static void sweep_prefix_dir(struct tree *t, const struct found *f,
 		return;
 	}
 	while ((de = readdir(d))) {
-		unsigned long v;
-		char *end;
-
-		len = readlinkat(fd, de->d_name, target, sizeof(target) - 1);
-		if (len < 0)
+		if (dir_unit(de->d_name, &unit) < 0 ||
+		    units_has(&f->prefix, unit))
 			continue;
-		target[len] = '\0';
-		if (!policy_link_is_ours(SHAPE_PREFIX_TTY, target))
-			continue;
-		v = strtoul(de->d_name, &end, 10);
-		if (*end == '\0' && end != de->d_name &&
-		    v <= CAPI_UNIT_MAX &&
-		    units_has(&f->prefix, (unsigned int)v))
+		if (tree_readlink(fd, de->d_name, target, sizeof(target)) < 0 ||
+		    !policy_link_is_ours(SHAPE_PREFIX_TTY, target))
 			continue;
 		snprintf(path, sizeof(path), "capi/%s", de->d_name);
 		sweep_link(t, path, target, SHAPE_PREFIX_TTY, res);
@@ -241,6 +250,11 @@ int coldplug(struct tree *t, const char *sysdir, enum policy_owner owner,
 
 	res->controls = res->ttys = res->stale = 0;
 	res->scheme = -1;
+
+	/* Temporary links of an instance that was killed mid-operation. */
+	res->stale += tree_sweep_tmp(t, "");
+	res->stale += tree_sweep_tmp(t, "capi");
+	res->stale += tree_sweep_tmp(t, "isdn");
 
 	/* The control device first: pre-fix ttys need capi/ to be free. */
 	scan_class(t, sysdir, "capi", owner, &f, res);

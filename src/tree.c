@@ -6,27 +6,61 @@
  * "isdn/capi20").  The directory is opened with O_NOFOLLOW, so a symlink
  * planted at "capi" or "isdn" cannot lead us out of the dev root.
  *
- * Symlinks are made under a temporary name and renamed over the final
- * name, so a reader sees the old link or the new one, never neither.
+ * Symlinks are made under a temporary name and renamed into place, so a
+ * reader sees the old link or the new one, never neither.
+ *
+ * Another writer may change the dev root while we work (see CONCURRENT
+ * WRITERS in capi-devd(8)).  So we act on what we checked:
+ *  - group and mode are set through an O_PATH|O_NOFOLLOW descriptor of
+ *    the node that fstat() checked, never by name;
+ *  - an entry is removed by renaming it to our temporary name first,
+ *    checking what arrived there, and then unlinking it or putting it
+ *    back;
+ *  - a link replaces an old one by RENAME_EXCHANGE, and the old entry is
+ *    checked after the exchange, and exchanged back if it is not ours.
+ * Temporary names are ".#capi-devd.PID.RANDOM.NAME": per process and not
+ * guessable; coldplug sweeps those of processes that are gone.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+#include <dirent.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include "log.h"
 #include "tree.h"
 
+/* Our prefix and a name of the policy, or a stale temporary name. */
+#define TMP_NAME_MAX 128
+
 int tree_open(struct tree *t, const char *devdir)
 {
+	unsigned long long rnd;
+
 	t->devfd = open(devdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (t->devfd < 0)
 		return -1;
 	t->shown = devdir;
 	t->changes = 0;
 	t->refused = 0;
+	/* Without entropy yet (early boot), still different per start. */
+	if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != sizeof(rnd)) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		rnd = ((unsigned long long)ts.tv_sec << 30) ^
+		      (unsigned long long)ts.tv_nsec ^
+		      (unsigned long long)(uintptr_t)&ts;
+	}
+	snprintf(t->tmp, sizeof(t->tmp), TREE_TMP_PREFIX "%ld.%016llx.",
+		 (long)getpid(), rnd);
 	return 0;
 }
 
@@ -114,50 +148,177 @@ static int failed(struct tree *t, const char *verb, const char *path)
 	return -1;
 }
 
-/* Remove base in dfd (path is how to name it); dry run prints instead. */
-static int remove_at(struct tree *t, int dfd, const char *base,
-		     const char *path)
+ssize_t tree_readlink(int dfd, const char *name, char *buf, size_t size)
 {
-	if (t->dry_run) {
-		printf("rm %s/%s\n", t->shown, path);
-		return 0;
+	ssize_t len = readlinkat(dfd, name, buf, size);
+
+	if (len < 0)
+		return -1;
+	if ((size_t)len >= size) {
+		buf[size - 1] = '\0';
+		errno = ENAMETOOLONG;
+		return -1;
 	}
-	if (unlinkat(dfd, base, 0) < 0 && errno != ENOENT)
-		return failed(t, "remove", path);
-	t->changes++;
-	return 0;
+	buf[len] = '\0';
+	return len;
 }
 
-static int set_perms(struct tree *t, int dfd, const char *base,
-		     const char *path, const struct stat *st)
+static int refuse_link(struct tree *t, const char *path, const char *cur,
+		       bool long_target)
 {
-	if ((st->st_mode & 07777) != t->mode) {
-		if (t->dry_run)
-			printf("chmod %04o %s/%s\n", (unsigned int)t->mode,
-			       t->shown, path);
-		else if (fchmodat(dfd, base, t->mode, 0) < 0)
-			return failed(t, "chmod", path);
-		else
-			t->changes++;
-	}
-	if (st->st_gid != t->gid) {
-		if (t->dry_run)
-			printf("chgrp %u %s/%s\n", (unsigned int)t->gid,
-			       t->shown, path);
-		else if (fchownat(dfd, base, (uid_t)-1, t->gid,
-				  AT_SYMLINK_NOFOLLOW) < 0)
-			return failed(t, "chgrp", path);
-		else
-			t->changes++;
-	}
-	return 0;
+	char what[TREE_LINK_MAX + 32];
+
+	snprintf(what, sizeof(what), "a symlink to \"%s\"%s", cur,
+		 long_target ? "..." : "");
+	return refuse(t, path, what);
 }
 
-static int is_our_node(const struct stat *st, const struct name_op *op)
+static void tmp_name(const struct tree *t, const char *base, char *buf,
+		     size_t size)
+{
+	snprintf(buf, size, "%s%s", t->tmp, base);
+}
+
+/* What an entry must be to be removed: a check on name in dfd. */
+typedef bool ours_fn(int dfd, const char *name, const struct name_op *op);
+
+static bool is_our_node(const struct stat *st, const struct name_op *op)
 {
 	return S_ISCHR(st->st_mode) &&
 	       major(st->st_rdev) == op->major &&
 	       minor(st->st_rdev) == op->minor;
+}
+
+/* A symlink to exactly op->target. */
+static bool is_link_to(int dfd, const char *name, const struct name_op *op)
+{
+	char cur[TREE_LINK_MAX];
+
+	return tree_readlink(dfd, name, cur, sizeof(cur)) >= 0 &&
+	       !strcmp(cur, op->target);
+}
+
+/* A symlink of op's shape, or of any of our shapes without op. */
+static bool is_our_link(int dfd, const char *name, const struct name_op *op)
+{
+	char cur[TREE_LINK_MAX];
+
+	if (tree_readlink(dfd, name, cur, sizeof(cur)) < 0)
+		return false;
+	if (op)
+		return policy_link_is_ours(op->shape, cur);
+	return policy_link_is_ours(SHAPE_LEGACY, cur) ||
+	       policy_link_is_ours(SHAPE_ISDN, cur) ||
+	       policy_link_is_ours(SHAPE_PREFIX_TTY, cur);
+}
+
+/* The char node of op's device number. */
+static bool is_node_of(int dfd, const char *name, const struct name_op *op)
+{
+	struct stat st;
+
+	return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       is_our_node(&st, op);
+}
+
+/*
+ * Remove base in dfd (path is how to name it) if ours() says so.  There
+ * is no "unlink if it is still what I checked" in Linux, so the entry is
+ * first renamed to our temporary name, where nobody else puts anything,
+ * checked there, and then unlinked, or put back when it is not ours (it
+ * was swapped in since the caller's check).  Dry run prints instead.
+ */
+static int remove_checked(struct tree *t, int dfd, const char *base,
+			  const char *path, ours_fn *ours,
+			  const struct name_op *op)
+{
+	char tmp[TMP_NAME_MAX];
+
+	if (t->dry_run) {
+		if (ours(dfd, base, op))
+			printf("rm %s/%s\n", t->shown, path);
+		return 0;
+	}
+	tmp_name(t, base, tmp, sizeof(tmp));
+	if (renameat2(dfd, base, dfd, tmp, RENAME_NOREPLACE) < 0)
+		return errno == ENOENT ? 0 : failed(t, "remove", path);
+	if (ours(dfd, tmp, op)) {
+		if (unlinkat(dfd, tmp, 0) < 0)
+			return failed(t, "remove", path);
+		t->changes++;
+		return 0;
+	}
+	/*
+	 * Put it back.  If the name was taken meanwhile, exchange: when what
+	 * took it is ours to remove, we are done; otherwise it is left at
+	 * our temporary name, with a warning.
+	 */
+	if (renameat2(dfd, tmp, dfd, base, RENAME_NOREPLACE) < 0 &&
+	    (errno != EEXIST ||
+	     renameat2(dfd, tmp, dfd, base, RENAME_EXCHANGE) < 0 ||
+	     !ours(dfd, tmp, op) || unlinkat(dfd, tmp, 0) < 0)) {
+		t->refused++;
+		log_limited(LOG_WARNING, "%s/%s changed while being removed: "
+			    "an entry that is not ours is left at %s/%.*s%s",
+			    t->shown, path, t->shown,
+			    (int)(strlen(path) - strlen(base)), path, tmp);
+		return -1;
+	}
+	return refuse(t, path, "something swapped in meanwhile");
+}
+
+/*
+ * Set group and mode of the node that fd (O_PATH, never a symlink) was
+ * opened on and st describes.  There is no fchmod() for O_PATH: the mode
+ * goes through /proc/self/fd, which reaches exactly that inode.  Without
+ * /proc we refuse rather than chmod by name.
+ */
+static int set_perms(struct tree *t, int fd, const char *path,
+		     struct stat *st)
+{
+	char proc[32];
+
+	if (st->st_gid != t->gid) {
+		if (t->dry_run)
+			printf("chgrp %u %s/%s\n", (unsigned int)t->gid,
+			       t->shown, path);
+		else if (fchownat(fd, "", (uid_t)-1, t->gid,
+				  AT_EMPTY_PATH) < 0 || fstat(fd, st) < 0)
+			return failed(t, "chgrp", path);
+		else
+			t->changes++;
+	}
+	/* After the chgrp, which may drop a setgid bit. */
+	if ((st->st_mode & 07777) != t->mode) {
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+		if (t->dry_run) {
+			printf("chmod %04o %s/%s\n", (unsigned int)t->mode,
+			       t->shown, path);
+		} else if (chmod(proc, t->mode) == 0) {
+			t->changes++;
+		} else if (errno == ENOENT &&
+			   access("/proc/self/fd", F_OK) < 0) {
+			log_limited(LOG_ERR, "cannot chmod %s/%s: /proc is not "
+				    "mounted, and without it no mode is set "
+				    "safely", t->shown, path);
+			return -1;
+		} else {
+			return failed(t, "chmod", path);
+		}
+	}
+	return 0;
+}
+
+/* Open base in dfd as O_PATH, not following a symlink, and fstat it. */
+static int open_entry(int dfd, const char *base, struct stat *st)
+{
+	int fd = openat(dfd, base, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd >= 0 && fstat(fd, st) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
 }
 
 /* Is the directory part of path (if any) a directory, not a symlink? */
@@ -187,7 +348,8 @@ static int do_node(struct tree *t, const struct name_op *op)
 	char dir[POLICY_PATH_MAX];
 	const char *base;
 	struct stat st;
-	int dfd, ret = 0;
+	bool made = false;
+	int dfd, fd, ret = 0;
 
 	/*
 	 * Fast path, the common case under devtmpfs: the node is there and
@@ -207,44 +369,45 @@ static int do_node(struct tree *t, const struct name_op *op)
 		return failed(t, "open the directory of", op->path);
 	}
 
-	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-		if (!is_our_node(&st, op)) {
-			char what[64];
-
-			if (S_ISCHR(st.st_mode))
-				snprintf(what, sizeof(what),
-					 "char %u:%u, not %u:%u",
-					 major(st.st_rdev), minor(st.st_rdev),
-					 op->major, op->minor);
-			else
-				snprintf(what, sizeof(what), "%s",
-					 kind_of(st.st_mode));
-			ret = refuse(t, op->path, what);
-		} else if (op->perms) {
-			ret = set_perms(t, dfd, base, op->path, &st);
+	fd = open_entry(dfd, base, &st);
+	if (fd < 0 && errno == ENOENT) {
+		if (t->dry_run) {
+			printf("mknod %s/%s c %u %u\n", t->shown, op->path,
+			       op->major, op->minor);
+			goto out;
 		}
-	} else if (errno != ENOENT) {
-		ret = failed(t, "stat", op->path);
-	} else if (t->dry_run) {
-		printf("mknod %s/%s c %u %u\n", t->shown, op->path,
-		       op->major, op->minor);
-	} else {
 		/* No devtmpfs made it (static /dev, replay, collision). */
 		if (mknodat(dfd, base, S_IFCHR | t->mode,
-			    makedev(op->major, op->minor)) < 0 &&
-		    errno != EEXIST) {
-			ret = failed(t, "mknod", op->path);
-		} else {
+			    makedev(op->major, op->minor)) == 0) {
 			t->changes++;
-			/* umask is 0; mknod may drop only the special bits. */
-			if (fchownat(dfd, base, (uid_t)-1, t->gid,
-				     AT_SYMLINK_NOFOLLOW) < 0)
-				ret = failed(t, "chgrp", op->path);
-			else if ((t->mode & 07000) &&
-				 fchmodat(dfd, base, t->mode, 0) < 0)
-				ret = failed(t, "chmod", op->path);
+			made = true;
+		} else if (errno != EEXIST) {
+			ret = failed(t, "mknod", op->path);
+			goto out;
 		}
+		/* What is there now, ours or not, is checked as below. */
+		fd = open_entry(dfd, base, &st);
 	}
+	if (fd < 0) {
+		ret = failed(t, "open", op->path);
+	} else if (!is_our_node(&st, op)) {
+		char what[64];
+
+		if (S_ISCHR(st.st_mode))
+			snprintf(what, sizeof(what), "char %u:%u, not %u:%u",
+				 major(st.st_rdev), minor(st.st_rdev),
+				 op->major, op->minor);
+		else
+			snprintf(what, sizeof(what), "%s",
+				 kind_of(st.st_mode));
+		ret = refuse(t, op->path, what);
+	} else if (op->perms || made) {
+		/* umask is 0; mknod may drop only the special bits. */
+		ret = set_perms(t, fd, op->path, &st);
+	}
+	if (fd >= 0)
+		close(fd);
+out:
 	close_parent(t, dfd);
 	return ret;
 }
@@ -265,7 +428,7 @@ static int do_node_gone(struct tree *t, const struct name_op *op)
 		return 0;	/* no directory, no node */
 	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    is_our_node(&st, op)) {
-		ret = remove_at(t, dfd, base, op->path);
+		ret = remove_checked(t, dfd, base, op->path, is_node_of, op);
 		/* As devtmpfs does: an emptied directory goes too. */
 		if (dfd != t->devfd && !t->dry_run &&
 		    unlinkat(t->devfd, dir, AT_REMOVEDIR) == 0)
@@ -275,13 +438,30 @@ static int do_node_gone(struct tree *t, const struct name_op *op)
 	return ret;
 }
 
+/* Unlink our temporary name tmp if it (still) is our link to op->target. */
+static void drop_tmp(struct tree *t, int dfd, const char *tmp,
+		     const struct name_op *op)
+{
+	struct stat st;
+
+	if (is_link_to(dfd, tmp, op)) {
+		unlinkat(dfd, tmp, 0);
+		return;
+	}
+	if (fstatat(dfd, tmp, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		t->refused++;
+		log_limited(LOG_WARNING, "%s/%s: %s is at our temporary name "
+			    "%s, not ours: left alone", t->shown, op->path,
+			    kind_of(st.st_mode), tmp);
+	}
+}
+
 static int do_link(struct tree *t, const struct name_op *op)
 {
-	char dir[POLICY_PATH_MAX], tmp[POLICY_PATH_MAX + 16];
-	char cur[POLICY_PATH_MAX + 1];
+	char dir[POLICY_PATH_MAX], tmp[TMP_NAME_MAX], cur[TREE_LINK_MAX];
 	const char *base;
 	struct stat st;
-	ssize_t len;
+	bool exists = false;
 	int dfd, ret = 0;
 
 	dfd = open_parent(t, op->path, true, &base, dir, sizeof(dir));
@@ -296,19 +476,18 @@ static int do_link(struct tree *t, const struct name_op *op)
 		return failed(t, "open the directory of", op->path);
 	}
 
-	len = readlinkat(dfd, base, cur, sizeof(cur) - 1);
-	if (len >= 0) {
-		cur[len] = '\0';
+	if (tree_readlink(dfd, base, cur, sizeof(cur)) >= 0) {
 		if (!strcmp(cur, op->target))
 			goto out;	/* already right */
 		if (!policy_link_is_ours(op->shape, cur)) {
-			char what[POLICY_PATH_MAX + 32];
-
-			snprintf(what, sizeof(what),
-				 "a symlink to \"%s\"", cur);
-			ret = refuse(t, op->path, what);
+			ret = refuse_link(t, op->path, cur, false);
 			goto out;
 		}
+		exists = true;
+	} else if (errno == ENAMETOOLONG) {
+		/* Longer than any of ours: not ours, whatever it starts with. */
+		ret = refuse_link(t, op->path, cur, true);
+		goto out;
 	} else if (errno == EINVAL) {
 		/* Something other than a symlink. */
 		if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0)
@@ -325,21 +504,41 @@ static int do_link(struct tree *t, const struct name_op *op)
 		printf("ln -sf %s %s/%s\n", op->target, t->shown, op->path);
 		goto out;
 	}
-	snprintf(tmp, sizeof(tmp), ".#capi-devd.%s", base);
+	tmp_name(t, base, tmp, sizeof(tmp));
+	/* Never removed when taken: nobody but us has a reason to use it. */
 	if (symlinkat(op->target, dfd, tmp) < 0) {
-		if (errno != EEXIST ||
-		    unlinkat(dfd, tmp, 0) < 0 ||
-		    symlinkat(op->target, dfd, tmp) < 0) {
-			ret = failed(t, "make the symlink", op->path);
-			goto out;
-		}
-	}
-	if (renameat(dfd, tmp, dfd, base) < 0) {
-		ret = failed(t, "rename into place", op->path);
-		unlinkat(dfd, tmp, 0);
+		ret = failed(t, "make the symlink", op->path);
 		goto out;
 	}
+	if (!exists) {
+		if (renameat2(dfd, tmp, dfd, base, RENAME_NOREPLACE) == 0)
+			goto done;
+		if (errno != EEXIST)
+			goto fail;
+	}
+	/*
+	 * Swap the new link in and check the old entry after the swap,
+	 * where it is out of anyone else's reach: what we delete is then
+	 * what we checked.  What was swapped in meanwhile goes back.
+	 */
+	if (renameat2(dfd, tmp, dfd, base, RENAME_EXCHANGE) < 0)
+		goto fail;
+	if (!is_our_link(dfd, tmp, op)) {
+		if (renameat2(dfd, tmp, dfd, base, RENAME_EXCHANGE) < 0 &&
+		    errno == ENOENT)
+			renameat2(dfd, tmp, dfd, base, RENAME_NOREPLACE);
+		drop_tmp(t, dfd, tmp, op);
+		ret = refuse(t, op->path, "something swapped in meanwhile");
+		goto out;
+	}
+	if (unlinkat(dfd, tmp, 0) < 0)
+		ret = failed(t, "remove the old link", op->path);
+done:
 	t->changes++;
+	goto out;
+fail:
+	ret = failed(t, "rename into place", op->path);
+	drop_tmp(t, dfd, tmp, op);
 out:
 	close_parent(t, dfd);
 	return ret;
@@ -347,21 +546,16 @@ out:
 
 static int do_unlink(struct tree *t, const struct name_op *op)
 {
-	char dir[POLICY_PATH_MAX], cur[POLICY_PATH_MAX + 1];
+	char dir[POLICY_PATH_MAX];
 	const char *base;
-	ssize_t len;
 	int dfd, ret = 0;
 
 	dfd = open_parent(t, op->path, false, &base, dir, sizeof(dir));
 	if (dfd < 0)
 		return 0;
-	len = readlinkat(dfd, base, cur, sizeof(cur) - 1);
-	if (len >= 0) {
-		cur[len] = '\0';
-		/* Only the link this device had; another is someone else's. */
-		if (!strcmp(cur, op->target))
-			ret = remove_at(t, dfd, base, op->path);
-	}
+	/* Only the link this device had; another is someone else's. */
+	if (is_link_to(dfd, base, op))
+		ret = remove_checked(t, dfd, base, op->path, is_link_to, op);
 	close_parent(t, dfd);
 	return ret;
 }
@@ -403,18 +597,21 @@ static int do_rmdir(struct tree *t, const struct name_op *op)
 /*
  * Pre-fix kernels: devtmpfs made the control device as "capi", where
  * applications need a directory.  Move that node to "capi20", after
- * checking that it really is char 68:0.
+ * checking that it really is char 68:0, and check after the move that
+ * what arrived is the very inode we checked; if not, move it back.
  */
 static int do_move_control(struct tree *t, const struct name_op *op)
 {
+	static const struct name_op control = {
+		.major = CAPI_CONTROL_MAJOR, .minor = CAPI_CONTROL_MINOR,
+	};
 	struct stat st, st20;
 
 	if (fstatat(t->devfd, op->path, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return errno == ENOENT ? 0 : failed(t, "stat", op->path);
 	if (S_ISDIR(st.st_mode))
 		return 0;	/* already resolved */
-	if (!S_ISCHR(st.st_mode) || major(st.st_rdev) != CAPI_CONTROL_MAJOR ||
-	    minor(st.st_rdev) != CAPI_CONTROL_MINOR)
+	if (!is_our_node(&st, &control))
 		return refuse(t, op->path, S_ISCHR(st.st_mode) ?
 			      "a character device other than 68:0" :
 			      kind_of(st.st_mode));
@@ -424,7 +621,8 @@ static int do_move_control(struct tree *t, const struct name_op *op)
 		    st20.st_rdev != st.st_rdev)
 			return refuse(t, "capi20", kind_of(st20.st_mode));
 		/* capi20 is already the same device: drop the duplicate. */
-		return remove_at(t, t->devfd, op->path, op->path);
+		return remove_checked(t, t->devfd, op->path, op->path,
+				      is_node_of, &control);
 	}
 	if (t->dry_run) {
 		printf("mv %s/%s %s/capi20\n", t->shown, op->path, t->shown);
@@ -433,10 +631,81 @@ static int do_move_control(struct tree *t, const struct name_op *op)
 	if (renameat2(t->devfd, op->path, t->devfd, "capi20",
 		      RENAME_NOREPLACE) < 0)
 		return failed(t, "move", op->path);
+	if (fstatat(t->devfd, "capi20", &st20, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    st20.st_dev != st.st_dev || st20.st_ino != st.st_ino) {
+		if (renameat2(t->devfd, "capi20", t->devfd, op->path,
+			      RENAME_NOREPLACE) < 0)
+			log_limited(LOG_WARNING, "%s/capi20: could not move "
+				    "back what was swapped in at %s/%s: %s",
+				    t->shown, t->shown, op->path,
+				    strerror(errno));
+		return refuse(t, op->path, "something swapped in meanwhile");
+	}
 	t->changes++;
 	log_info("moved the pre-fix control node %s/%s to %s/capi20",
 		 t->shown, op->path, t->shown);
 	return 0;
+}
+
+/* Is name one of our temporary names, of a process that is gone? */
+static bool stale_tmp(const char *name)
+{
+	const char *p = name + strlen(TREE_TMP_PREFIX);
+	char *end;
+	long pid;
+	int i;
+
+	if (strncmp(name, TREE_TMP_PREFIX, strlen(TREE_TMP_PREFIX)) ||
+	    *p < '1' || *p > '9')
+		return false;
+	errno = 0;
+	pid = strtol(p, &end, 10);
+	if (errno || *end != '.' || pid > 0x7fffffffL)
+		return false;
+	for (i = 1; i <= 16; i++)
+		if (!strchr("0123456789abcdef", end[i]) || !end[i])
+			return false;
+	if (end[17] != '.' || !end[18] || strlen(end + 18) >= POLICY_PATH_MAX)
+		return false;
+	/* Our pid: an earlier process; we have nothing in flight here. */
+	return pid == (long)getpid() ||
+	       (kill((pid_t)pid, 0) < 0 && errno == ESRCH);
+}
+
+unsigned int tree_sweep_tmp(struct tree *t, const char *dir)
+{
+	char path[POLICY_PATH_MAX + 256];
+	struct dirent *de;
+	unsigned int n = 0;
+	DIR *d;
+	int fd;
+
+	fd = openat(t->devfd, *dir ? dir : ".",
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return 0;
+	}
+	while ((de = readdir(d))) {
+		unsigned long before = t->changes;
+
+		/* Only symlinks of our shape: nothing else is ours. */
+		if (!stale_tmp(de->d_name) || !is_our_link(fd, de->d_name, NULL))
+			continue;
+		snprintf(path, sizeof(path), "%s%s%s", dir, *dir ? "/" : "",
+			 de->d_name);
+		remove_checked(t, fd, de->d_name, path, is_our_link, NULL);
+		if (t->changes != before || t->dry_run) {
+			n++;
+			log_info("removed stale temporary link %s/%s",
+				 t->shown, path);
+		}
+	}
+	closedir(d);
+	return n;
 }
 
 int tree_apply(struct tree *t, const struct name_op *op)

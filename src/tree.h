@@ -6,7 +6,9 @@
  * dev root and never follows a symlink on the way, so nothing is ever
  * made outside that directory.  Only symlinks of our own shape are
  * replaced or removed; anything else standing at a name is reported and
- * left alone.
+ * left alone.  What is changed or removed is checked through a file
+ * descriptor or under a private temporary name, never by a path that a
+ * concurrent writer could swap between the check and the act.
  */
 #ifndef CAPI_DEVD_TREE_H
 #define CAPI_DEVD_TREE_H
@@ -14,6 +16,11 @@
 #include <stdbool.h>
 #include <sys/types.h>
 #include "policy.h"
+
+/* Symlink targets are read into buffers of this size; ours are far shorter. */
+#define TREE_LINK_MAX 256
+/* ".#capi-devd.PID.RANDOM." */
+#define TREE_TMP_PREFIX ".#capi-devd."
 
 struct tree {
 	int devfd;		/* the dev root, O_DIRECTORY */
@@ -23,6 +30,7 @@ struct tree {
 	bool dry_run;
 	unsigned long changes;	/* operations that changed the disk */
 	unsigned long refused;	/* names left alone: foreign or unsafe */
+	char tmp[48];		/* prefix of our temporary names, per process */
 };
 
 int tree_open(struct tree *t, const char *devdir);
@@ -33,5 +41,18 @@ int tree_apply(struct tree *t, const struct name_op *op);
 
 /* Carry out a list; returns how many failed. */
 int tree_apply_all(struct tree *t, const struct name_op *ops, int n);
+
+/*
+ * readlinkat() into buf, NUL-terminated.  A target that does not fit in
+ * size - 1 bytes fails with ENAMETOOLONG (buf then holds its start): a
+ * truncated target is never taken for one of ours.
+ */
+ssize_t tree_readlink(int dfd, const char *name, char *buf, size_t size);
+
+/*
+ * Remove the temporary links that a process no longer running left in
+ * directory dir ("" for the dev root); returns how many went.
+ */
+unsigned int tree_sweep_tmp(struct tree *t, const char *dir);
 
 #endif

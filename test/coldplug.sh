@@ -103,4 +103,32 @@ absent capi20.01
 absent isdn/capi20
 kill $pid; wait $pid
 
+# Only names of our own shape are swept: in capi/ only unit numbers as we
+# print them, and of the temporary names only symlinks of our shape whose
+# process is gone.
+rm -rf "$ROOT/dev" "$ROOT/sys" && mkdir -p "$ROOT/dev/capi" "$ROOT/sys"
+ln -s ../capi3 "$ROOT/dev/capi/modem"
+ln -s ../capi3 "$ROOT/dev/capi/03"
+ln -s ../capi3 "$ROOT/dev/capi/3"			# ours, unit gone: swept
+X=.#capi-devd.99999999.0123456789abcdef.		# no such process
+ln -s capi/5 "$ROOT/dev/${X}capi20.05"		# swept
+ln -s ../capi7 "$ROOT/dev/capi/${X}7"		# swept
+ln -s /etc/passwd "$ROOT/dev/${X}capi20.06"		# not our shape: kept
+echo precious >"$ROOT/dev/${X}capi20.08"		# not a symlink: kept
+ln -s capi/9 "$ROOT/dev/.#capi-devd.1.0123456789abcdef.capi20.09"	# pid 1 runs: kept
+swept() { [ ! -L "$ROOT/dev/capi/3" ]; }
+devd_bg --source=kernel --no-modprobe
+if wait_for 5 swept; then pass "start: the stale capi/3 is swept"
+else fail "start: the stale capi/3 is swept"; diag <"$LOG"; fi
+kill $pid; wait $pid
+is_link capi/modem ../capi3
+is_link capi/03 ../capi3
+absent "${X}capi20.05"
+absent "capi/${X}7"
+is_link "${X}capi20.06" /etc/passwd
+if [ "$(cat "$ROOT/dev/${X}capi20.08")" = precious ]; then pass "a file of temporary shape is kept"
+else fail "a file of temporary shape is kept"; fi
+is_link .#capi-devd.1.0123456789abcdef.capi20.09 capi/9
+log_has "removed stale temporary link $ROOT/dev/capi/${X}7" "the swept temporary link is logged"
+
 done_testing

@@ -60,4 +60,56 @@ ln -s junk "$ROOT/dev/.#capi-devd.capi20.02"
 { ev add capi/2 240 2; } | devd --replay=-
 is_link capi20.02 capi/2
 
+# A long foreign symlink is not ours, even when the start of its target
+# looks like one of ours: a truncated read is never ours.
+rm -rf "$ROOT/dev" && mkdir -p "$ROOT/dev/capi"
+long=capi/123456789012345678901234567/../../../../victim
+ln -s "$long" "$ROOT/dev/capi20.07"
+longer=capi/$(printf '%0300d' 7)
+ln -s "$longer" "$ROOT/dev/capi20.08"
+prefix_long=../capi1234567890123456789012345/../../victim
+ln -s "$prefix_long" "$ROOT/dev/capi/9"
+{ ev add capi/7 240 7; ev add capi/8 240 8; ev add capi9 241 9; } | devd --replay=-
+is_link capi20.07 "$long"
+is_link capi20.08 "$longer"
+is_link capi/9 "$prefix_long"
+log_has "$ROOT/dev/capi20.07 is a symlink to \"$long\", not ours: left alone" \
+	"warns about the long foreign symlink, with its whole target"
+log_has "$ROOT/dev/capi20.08 is a symlink to \"capi/0+\"\.\.\., not ours" \
+	"warns about the symlink too long to read whole"
+log_has "$ROOT/dev/capi/9 is a symlink to \"$prefix_long\", not ours" \
+	"warns about the long foreign symlink in capi/"
+
+# Temporary names: a file at a name of their old shape is not ours.
+rm -rf "$ROOT/dev" && mkdir "$ROOT/dev"
+echo precious >"$ROOT/dev/.#capi-devd.capi20.02"
+{ ev add capi/2 240 2; } | devd --replay=-
+is_link capi20.02 capi/2
+if [ "$(cat "$ROOT/dev/.#capi-devd.capi20.02" 2>/dev/null)" = precious ]; then
+	pass "a regular file at an old-style temporary name is kept"
+else fail "a regular file at an old-style temporary name is kept"; fi
+
+# They are .#capi-devd.PID.RANDOM.NAME: another in each process, used for
+# making and for removing a link, and none is left behind.
+: "${WATCH_NAMES:?run through make check, or set WATCH_NAMES to test/watch-names}"
+rm -rf "$ROOT/dev" && mkdir "$ROOT/dev"
+"$WATCH_NAMES" "$ROOT/dev" 5000 >"$ROOT/names" &
+wpid=$!
+watching() { grep -q ready "$ROOT/names"; }
+wait_for 5 watching
+for run in 1 2; do { ev add capi/2 240 2; ev remove capi/2 240 2; } | devd --replay=-; done
+sleep 0.2
+kill "$wpid"; wait "$wpid"
+tmps=$(grep '^\.#' "$ROOT/names" | sort -u)
+shaped=$(grep -Ec '^\.#capi-devd\.[1-9][0-9]*\.[0-9a-f]{16}\.capi20\.02$' <<<"$tmps")
+if [ -n "$tmps" ] && [ "$shaped" = "$(wc -l <<<"$tmps")" ]; then
+	pass "temporary names are .#capi-devd.PID.RANDOM.NAME"
+else fail "temporary names are .#capi-devd.PID.RANDOM.NAME"; diag <<<"$tmps"; fi
+# Two processes, two names; each used twice: made, then moved aside.
+if [ "$shaped" = 2 ] && [ "$(grep -c '^\.#' "$ROOT/names")" = 4 ]; then
+	pass "each process has its own temporary names, for links made and removed"
+else fail "each process has its own temporary names, for links made and removed"; diag <"$ROOT/names"; fi
+if [ -z "$(ls -A "$ROOT/dev" | grep '^\.#')" ]; then pass "no temporary name is left"
+else fail "no temporary name is left"; ls -A "$ROOT/dev" | diag; fi
+
 done_testing
