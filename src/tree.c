@@ -597,15 +597,17 @@ static int do_rmdir(struct tree *t, const struct name_op *op)
 /*
  * Pre-fix kernels: devtmpfs made the control device as "capi", where
  * applications need a directory.  Move that node to "capi20", after
- * checking that it really is char 68:0, and check after the move that
- * what arrived is the very inode we checked; if not, move it back.
+ * checking that it really is char 68:0.  The move goes through our
+ * temporary name, where what arrived is checked to be the very inode we
+ * checked before it goes on to "capi20"; anything else is put back.
  */
 static int do_move_control(struct tree *t, const struct name_op *op)
 {
 	static const struct name_op control = {
 		.major = CAPI_CONTROL_MAJOR, .minor = CAPI_CONTROL_MINOR,
 	};
-	struct stat st, st20;
+	char tmp[TMP_NAME_MAX];
+	struct stat st, st2;
 
 	if (fstatat(t->devfd, op->path, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return errno == ENOENT ? 0 : failed(t, "stat", op->path);
@@ -616,10 +618,10 @@ static int do_move_control(struct tree *t, const struct name_op *op)
 			      "a character device other than 68:0" :
 			      kind_of(st.st_mode));
 
-	if (fstatat(t->devfd, "capi20", &st20, AT_SYMLINK_NOFOLLOW) == 0) {
-		if (!S_ISCHR(st20.st_mode) ||
-		    st20.st_rdev != st.st_rdev)
-			return refuse(t, "capi20", kind_of(st20.st_mode));
+	if (fstatat(t->devfd, "capi20", &st2, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (!S_ISCHR(st2.st_mode) ||
+		    st2.st_rdev != st.st_rdev)
+			return refuse(t, "capi20", kind_of(st2.st_mode));
 		/* capi20 is already the same device: drop the duplicate. */
 		return remove_checked(t, t->devfd, op->path, op->path,
 				      is_node_of, &control);
@@ -628,23 +630,30 @@ static int do_move_control(struct tree *t, const struct name_op *op)
 		printf("mv %s/%s %s/capi20\n", t->shown, op->path, t->shown);
 		return 0;
 	}
-	if (renameat2(t->devfd, op->path, t->devfd, "capi20",
+	tmp_name(t, op->path, tmp, sizeof(tmp));
+	if (renameat2(t->devfd, op->path, t->devfd, tmp,
 		      RENAME_NOREPLACE) < 0)
-		return failed(t, "move", op->path);
-	if (fstatat(t->devfd, "capi20", &st20, AT_SYMLINK_NOFOLLOW) < 0 ||
-	    st20.st_dev != st.st_dev || st20.st_ino != st.st_ino) {
-		if (renameat2(t->devfd, "capi20", t->devfd, op->path,
-			      RENAME_NOREPLACE) < 0)
-			log_limited(LOG_WARNING, "%s/capi20: could not move "
-				    "back what was swapped in at %s/%s: %s",
-				    t->shown, t->shown, op->path,
-				    strerror(errno));
-		return refuse(t, op->path, "something swapped in meanwhile");
+		return errno == ENOENT ? 0 : failed(t, "move", op->path);
+	if (fstatat(t->devfd, tmp, &st2, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    st2.st_dev == st.st_dev && st2.st_ino == st.st_ino) {
+		if (renameat2(t->devfd, tmp, t->devfd, "capi20",
+			      RENAME_NOREPLACE) == 0) {
+			t->changes++;
+			log_info("moved the pre-fix control node %s/%s to "
+				 "%s/capi20", t->shown, op->path, t->shown);
+			return 0;
+		}
+		failed(t, "move", op->path);
 	}
-	t->changes++;
-	log_info("moved the pre-fix control node %s/%s to %s/capi20",
-		 t->shown, op->path, t->shown);
-	return 0;
+	if (renameat2(t->devfd, tmp, t->devfd, op->path,
+		      RENAME_NOREPLACE) < 0) {
+		t->refused++;
+		log_limited(LOG_WARNING, "%s/%s changed while being moved: "
+			    "what came is left at %s/%s", t->shown, op->path,
+			    t->shown, tmp);
+		return -1;
+	}
+	return refuse(t, op->path, "something swapped in meanwhile");
 }
 
 /* Is name one of our temporary names, of a process that is gone? */

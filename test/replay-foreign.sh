@@ -80,6 +80,18 @@ log_has "$ROOT/dev/capi20.08 is a symlink to \"capi/0+\"\.\.\., not ours" \
 log_has "$ROOT/dev/capi/9 is a symlink to \"$prefix_long\", not ours" \
 	"warns about the long foreign symlink in capi/"
 
+# Without /proc a mode cannot be set through the checked descriptor: none
+# is set (not by name either), and the reason is logged.
+command -v unshare >/dev/null || { echo "Bail out! unshare (util-linux) is missing"; exit 99; }
+rm -rf "$ROOT/dev" && mkdir "$ROOT/dev"
+mknod -m 0600 "$ROOT/dev/capi20" c 68 0
+ev add capi20 68 0 >"$ROOT/ctl.ev"
+unshare --mount --propagation private sh -c 'umount -l /proc && exec "$@"' sh \
+	"$CAPI_DEVD" --root="$ROOT" --group="$GID" --mode=0660 --replay="$ROOT/ctl.ev" 2>"$LOG"
+if [ "$(stat -c %a "$ROOT/dev/capi20")" = 600 ]; then pass "without /proc: no chmod"
+else fail "without /proc: no chmod"; fi
+log_has "cannot chmod $ROOT/dev/capi20: /proc is not mounted" "without /proc: the reason is logged"
+
 # Temporary names: a file at a name of their old shape is not ours.
 rm -rf "$ROOT/dev" && mkdir "$ROOT/dev"
 echo precious >"$ROOT/dev/.#capi-devd.capi20.02"
