@@ -256,20 +256,31 @@ struct daemon {
 	unsigned long rescans;
 	const char *source_name;
 	time_t status_at;
+	unsigned long status_forged, status_overflows;
 };
 
 static void notify_status(struct daemon *d, bool force)
 {
 	struct timespec now;
 
+	/*
+	 * At most once a second, but a forged uevent or an overflow is
+	 * reported at once: no later event may come to bring it out.
+	 */
 	clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
-	if (!force && now.tv_sec == d->status_at)
+	if (!force && now.tv_sec == d->status_at &&
+	    d->st.foreign == d->status_forged &&
+	    d->st.overflows == d->status_overflows)
 		return;
 	d->status_at = now.tv_sec;
-	sd_notifyf(0, "STATUS=source %s: %lu events, %lu bad, %lu overflows, "
-		   "%lu rescans, %lu changes, %lu names left alone",
-		   d->source_name, d->st.events, d->st.bad, d->st.overflows,
-		   d->rescans, d->tree.changes, d->tree.refused);
+	d->status_forged = d->st.foreign;
+	d->status_overflows = d->st.overflows;
+	sd_notifyf(0, "STATUS=source %s: %lu events, %lu bad, %lu forged, "
+		   "%lu overflows, %lu rescans, %lu changes, "
+		   "%lu names left alone",
+		   d->source_name, d->st.events, d->st.bad, d->st.foreign,
+		   d->st.overflows, d->rescans, d->tree.changes,
+		   d->tree.refused);
 }
 
 static void converge(struct daemon *d, const char *why)
