@@ -6,17 +6,19 @@
 # Boots the patched kernel with systemd, udevd, 50-capi.rules,
 # capi-devd.service and the libcapi20 client capi-call, and runs
 # guest/scenarios-GROUP.sh inside; prints its TAP.
-#   udev    udevd + rules + capi-devd --source=udev     (scenarios 1 4 5 7 9)
-#   kernel  udevd masked, capi-devd --source=kernel     (scenarios 2 3 8)
+#   udev    udevd + rules + capi-devd --source=udev     (scenarios 1 4 5 7 9 10 13)
+#   kernel  udevd masked, capi-devd --source=kernel     (scenarios 2 3 8 11 12)
 #   prefix  the pre-fix fixture build of kernelcapi      (scenarios 6 9)
 #   demo    as udev: a few calls, the names, --verify (./demo.sh)
-# CAPI_DEVD and CAPI_CALL name the built binaries (make check sets them).
+# CAPI_DEVD, CAPI_CALL and SEND_UEVENT name the built binaries (make check
+# sets them).
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
 group=${1:?usage: scenario.sh udev|kernel|prefix}
 : "${CAPI_DEVD:?set CAPI_DEVD to the built capi-devd (make check does)}"
 : "${CAPI_CALL:?set CAPI_CALL to the built test/client/capi-call (make check does)}"
+: "${SEND_UEVENT:?set SEND_UEVENT to the built test/send-uevent (make check does)}"
 cache=${CAPI_DEVD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/capi-devd}
 
 # The unit as installed, with the binary in /usr/sbin; devices.txt from
@@ -54,6 +56,8 @@ exec "$here/vm-test.sh" "$guest" \
 	--add "$here/guest/scenario-lib.sh:/capi-test/scenario-lib.sh" \
 	--add "$CAPI_DEVD:/usr/sbin/capi-devd" \
 	--add "$CAPI_CALL:/usr/bin/capi-call" \
+	--add "$SEND_UEVENT:/usr/bin/send-uevent" \
+	--add /usr/bin/setpriv --add /usr/bin/unshare \
 	--add "$top/rules/50-capi.rules:/lib/udev/rules.d/50-capi.rules" \
 	--add "$work/devices.txt:/usr/share/capi-devd/devices.txt" \
 	--unit "$work/capi-devd.service" --enable capi-devd.service \

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Runs INSIDE the test VM: udevd with 50-capi.rules, capi-devd.service
-# (--source=udev), the patched kernel.  Scenarios 1, 4, 5, 7 and 9.
+# (--source=udev), the patched kernel.  Scenarios 1, 10, 4, 5, 7, 9 and 13.
 . /capi-test/scenario-lib.sh
 scenario_list="udevd + rules + capi-devd"
 
@@ -111,5 +111,69 @@ ok "rules alone, 25 calls: --verify exit $rc, $(echo "$out" | grep -c '^DEVIATIO
 calls_down
 check "the system is still well: no kernel warning" test -z "$(dmesg | grep -E 'WARNING:|BUG:|Oops')"
 systemctl start capi-devd.service
+
+scenario="13 ENOBUFS storm"
+# capi-devd --rcvbuf=4096 (the smallest it takes; the kernel doubles it):
+# udevd's messages of a few hundred bytes each fill it after a handful.
+# To overflow for sure, not only when the VM happens to be slow, the
+# daemon is frozen (SIGSTOP) while 32 calls come up, and again while they
+# go down, and thawed once udevd has sent every event.  It must see
+# ENOBUFS, count and log it, rescan, and end with every name and no stale
+# one.  With udevd on this (modern) kernel the rules own every modern name
+# and the daemon's rescan only sweeps stale capi20.NN links (OWNERSHIP in
+# capi-devd(8)): after the calls came up, the rescan must leave the 32
+# ttys' names alone; after they went down, it must remove the 32 stale
+# links /dev/capi20.NN -> capi/N that are left while it is frozen (as an
+# earlier run or a lost remove would leave them).
+mkdir -p /run/systemd/system/capi-devd.service.d
+printf '[Service]\nExecStart=\nExecStart=/usr/sbin/capi-devd --no-modprobe --rcvbuf=4096\n' \
+	>/run/systemd/system/capi-devd.service.d/rcvbuf.conf
+systemctl daemon-reload
+systemctl restart capi-devd.service
+check "capi-devd runs with --rcvbuf=4096" bash -c \
+	"systemctl -q is-active capi-devd.service && tr '\\0' ' ' </proc/\$(systemctl show -P MainPID capi-devd.service)/cmdline | grep -q -- '--rcvbuf=4096'"
+status_n() {	# status_n WORD: that count from STATUS=
+	systemctl show -P StatusText capi-devd.service | sed -n "s/.* \([0-9][0-9]*\) $1,.*/\1/p"
+}
+status_above() { [ "$(status_n "$1")" -gt "$2" ] 2>/dev/null; }
+tty_count() { ls -d /sys/class/tty/capi!* /sys/class/tty/capi[0-9]* 2>/dev/null | wc -l; }
+tty_count_is() { [ "$(tty_count)" = "$1" ]; }
+o0=$(status_n overflows) r0=$(status_n rescans)
+check "STATUS= has overflow and rescan counts ($o0, $r0)" test -n "$o0" -a -n "$r0"
+systemctl kill -s STOP capi-devd.service
+calls_up 32 -E
+settle
+check "32 ttys in sysfs" tty_count_is 32
+systemctl kill -s CONT capi-devd.service
+check "the daemon saw the overflow (STATUS= overflows > $o0)" wait_for 20 status_above overflows "$o0"
+check "and rescanned (STATUS= rescans > $r0)" wait_for 20 status_above rescans "$r0"
+systemctl show -P StatusText capi-devd.service | diag
+check "the overflow and the rescan are logged" bash -c \
+	"journalctl -b -u capi-devd.service -o cat --no-pager | grep -q 'events were lost (receive buffer full' &&
+	 journalctl -b -u capi-devd.service -o cat --no-pager | grep -q 'rescan after overflow: .*32 tty(s)'"
+settle
+contract "32 calls, after the overflow"
+verify "32 calls, after the overflow"
+o1=$(status_n overflows) r1=$(status_n rescans)
+systemctl kill -s STOP capi-devd.service
+calls_down
+settle
+check "no tty left in sysfs" tty_count_is 0
+for u in $(units); do ln -sfn "capi/$u" "/dev/capi20.$(printf %02d "$u")"; done
+check "(frozen) 32 stale links /dev/capi20.NN -> capi/N are left" \
+	test "$(find /dev -maxdepth 1 -name 'capi20.[0-9]*' -xtype l | wc -l)" = 32
+systemctl kill -s CONT capi-devd.service
+check "the daemon saw the second overflow (STATUS= overflows > $o1)" wait_for 20 status_above overflows "$o1"
+check "and rescanned (STATUS= rescans > $r1)" wait_for 20 status_above rescans "$r1"
+systemctl show -P StatusText capi-devd.service | diag
+settle
+wait_for 10 none_match '/dev/capi20.*' '/dev/capi/*'
+names_gone "after the hang-up storm"
+check "the rescan removed the 32 stale links" bash -c \
+	"journalctl -b -u capi-devd.service -o cat --no-pager | grep -q 'rescan after overflow: .* 32 stale link(s) removed'"
+no_dangling "after the hang-up storm"
+verify "after the hang-up storm"
+rm -f /run/systemd/system/capi-devd.service.d/rcvbuf.conf
+systemctl daemon-reload
 
 finish
