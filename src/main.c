@@ -307,6 +307,30 @@ static void handle(struct daemon *d, const struct capi_event *ev)
 	tree_apply_all(&d->tree, ops, n);
 }
 
+/*
+ * A remove that the kernel has overtaken: a device with the same number
+ * is live again (the unit came back; its add follows in the queue).  The
+ * node at the name is that device's: applying the remove would delete it,
+ * and capi-devd.service may not make a tty node again.  So it changes
+ * nothing.  Live sources only: a replay has no sysfs of its events' time.
+ */
+static bool overtaken_remove(const struct daemon *d,
+			     const struct capi_event *ev)
+{
+	char path[PATH_MAX];
+
+	if (ev->action != CAPI_REMOVE)
+		return false;
+	if (snprintf(path, sizeof(path), "%s/dev/char/%u:%u", d->sysdir,
+		     ev->major, ev->minor) >= (int)sizeof(path) ||
+	    access(path, F_OK) < 0)
+		return false;
+	log_debug("remove of unit %u (%u:%u) seqnum %llu: the device is "
+		  "live again, nothing to do", ev->unit, ev->major, ev->minor,
+		  ev->seqnum);
+	return true;
+}
+
 static volatile sig_atomic_t replay_stop;
 
 static void on_stop_signal(int sig)
@@ -462,9 +486,10 @@ static int run_daemon(struct daemon *d, enum source_kind kind)
 		for (;;) {
 			r = us ? udev_source_read(us, &ev, &d->st) :
 				 kernel_source_read(kfd, &ev, &d->st);
-			if (r == SRC_EVENT)
-				handle(d, &ev);
-			else if (r == SRC_OVERFLOW) {
+			if (r == SRC_EVENT) {
+				if (!overtaken_remove(d, &ev))
+					handle(d, &ev);
+			} else if (r == SRC_OVERFLOW) {
 				log_warn("events were lost (receive buffer "
 					 "full, %lu time(s) so far): rescanning",
 					 d->st.overflows);
