@@ -263,23 +263,34 @@ static bool wait_name(const char *name)
 	return true;
 }
 
-static bool echo_through(const char *name, unsigned int i)
+/* Open a tty non-blocking and in raw mode; -1 (and a diagnostic) on error. */
+static int open_raw(const char *name)
 {
-	char out[64], in[64];
 	struct termios t;
-	size_t len, got = 0;
-	double end;
 	int fd;
 
 	fd = open(name, O_RDWR | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
 		printf("# open %s: %s\n", name, strerror(errno));
-		return false;
+		return -1;
 	}
 	if (tcgetattr(fd, &t) == 0) {
 		cfmakeraw(&t);
 		tcsetattr(fd, TCSANOW, &t);
 	}
+	return fd;
+}
+
+static bool echo_through(const char *name, unsigned int i)
+{
+	char out[64], in[64];
+	size_t len, got = 0;
+	double end;
+	int fd;
+
+	fd = open_raw(name);
+	if (fd < 0)
+		return false;
 	len = (size_t)snprintf(out, sizeof(out), "capi-devd echo %u via %s", i,
 			       name);
 	if (write(fd, out, len) != (ssize_t)len) {
@@ -318,19 +329,12 @@ static bool bulk_through(const char *name, unsigned int i)
 {
 	unsigned char out[1024], in[4096];
 	size_t sent = 0, got = 0, k;
-	struct termios t;
 	double end;
 	int fd;
 
-	fd = open(name, O_RDWR | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0) {
-		printf("# open %s: %s\n", name, strerror(errno));
+	fd = open_raw(name);
+	if (fd < 0)
 		return false;
-	}
-	if (tcgetattr(fd, &t) == 0) {
-		cfmakeraw(&t);
-		tcsetattr(fd, TCSANOW, &t);
-	}
 	end = now() + 120;
 	while (got < bulk && now() < end) {
 		struct pollfd p = { fd, POLLIN | (sent < bulk ? POLLOUT : 0), 0 };
