@@ -7,7 +7,7 @@ set -eu
 PACKAGES="
 build-essential autoconf automake pkg-config
 libudev-dev libkmod-dev libsystemd-dev
-systemd udev kmod mandoc man-db socat time
+systemd udev kmod mandoc man-db socat time shellcheck
 linux-source-6.1 xz-utils
 flex bison bc cpio libelf-dev libssl-dev ccache rsync
 python3-ply python3-git

@@ -3,12 +3,9 @@
 # earlier run removed), SIGHUP rescans, SIGTERM exits cleanly.
 # Devices come from a fake sysfs under the root; the daemon listens on the
 # kernel's uevent group (--source=kernel), which only receives here.
+# shellcheck source=test/lib.sh
 . "${TESTDIR:-$(dirname "$0")}/lib.sh"
 
-sysdev() {	# sysdev CLASS SYSNAME MAJOR MINOR DEVNAME
-	mkdir -p "$ROOT/sys/class/$1/$2"
-	printf 'MAJOR=%s\nMINOR=%s\nDEVNAME=%s\n' "$3" "$4" "$5" >"$ROOT/sys/class/$1/$2/uevent"
-}
 notified() {	# notified: READY=1 and the first STATUS= reached the socket
 	grep -q "READY=1" "$ROOT/notified" && grep -q "STATUS=source kernel: 0 events" "$ROOT/notified"
 }
@@ -28,7 +25,7 @@ ln -s capi/5 "$ROOT/dev/capi20.05"
 ln -s capi/0 "$ROOT/dev/capi20.00"
 ln -s /somewhere "$ROOT/dev/capi20.09"
 
-command -v socat >/dev/null || { echo "Bail out! socat is missing: run ./install-deps.sh"; exit 99; }
+need socat socat
 socat -u UNIX-RECV:"$ROOT/notify" OPEN:"$ROOT/notified",creat,append &
 spid=$!
 wait_for 5 test -S "$ROOT/notify"
@@ -65,7 +62,7 @@ if [ $rc = 0 ]; then pass "SIGTERM: exit 0"; else fail "SIGTERM: exit 0 (got $rc
 log_has "signal 15: exiting" "SIGTERM is logged"
 
 # Restart after the driver went away: every link of ours goes.
-rm -rf "$ROOT/sys/class/capi" "$ROOT/sys/class/tty/capi!"*
+rm -rf "${ROOT:?}/sys/class/capi" "${ROOT:?}/sys/class/tty/capi!"*
 devd_bg --source=kernel --no-modprobe
 if wait_for 5 all_gone; then
 	pass "restart without devices: capi20.00, capi20.42 and isdn/capi20 removed"
@@ -77,7 +74,7 @@ rc=$?
 if [ $rc = 0 ]; then pass "SIGINT: exit 0"; else fail "SIGINT: exit 0 (got $rc)"; fi
 
 # Pre-fix sysfs at start: the collision is resolved by the coldplug.
-rm -rf "$ROOT/dev" "$ROOT/sys" && mkdir -p "$ROOT/dev" "$ROOT/sys"
+fresh_sys
 sysdev capi capi 68 0 capi
 sysdev tty capi2 241 2 capi2
 mknod "$ROOT/dev/capi" c 68 0
@@ -92,7 +89,7 @@ kill $pid; wait $pid
 
 # With udevd (--source=udev) the modern names are the rules': a coldplug
 # touches none of them, not even a missing one.
-rm -rf "$ROOT/dev" "$ROOT/sys" && mkdir -p "$ROOT/dev/capi" "$ROOT/sys"
+fresh_sys "$ROOT/dev/capi"
 sysdev capi capi20 68 0 capi20
 sysdev tty 'capi!1' 240 1 capi/1
 mknod "$ROOT/dev/capi/1" c 240 1
@@ -106,7 +103,7 @@ kill $pid; wait $pid
 # Only names of our own shape are swept: in capi/ only unit numbers as we
 # print them, and of the temporary names only symlinks of our shape whose
 # process is gone.
-rm -rf "$ROOT/dev" "$ROOT/sys" && mkdir -p "$ROOT/dev/capi" "$ROOT/sys"
+fresh_sys "$ROOT/dev/capi"
 ln -s ../capi3 "$ROOT/dev/capi/modem"
 ln -s ../capi3 "$ROOT/dev/capi/03"
 ln -s ../capi3 "$ROOT/dev/capi/3"			# ours, unit gone: swept

@@ -4,11 +4,11 @@
 # value is refused; a FIFO in the root's sysfs cannot hang the start;
 # logged strings are escaped and the rate limiter's summary comes out at
 # exit; SIGHUP, SIGTERM and SIGINT during --replay are defined.
+# shellcheck source=test/lib.sh
 . "${TESTDIR:-$(dirname "$0")}/lib.sh"
-[ -x /usr/bin/time ] || { echo "Bail out! /usr/bin/time is missing: run ./install-deps.sh"; exit 99; }
+need /usr/bin/time time
 
-rec() { printf '%s\n' "$@"; echo; }
-fresh() { rm -rf "$ROOT/dev" "$ROOT/sys" && mkdir -p "$ROOT/dev" "$ROOT/sys"; proc_devices 240 'capi!' 241 capi; }
+fresh() { fresh_sys; proc_devices 240 'capi!' 241 capi; }
 empty_tree() {	# empty_tree DESCRIPTION: nothing made, and nothing outside dev
 	local out
 	out=$(cd "$ROOT" && find . -mindepth 1 ! -path ./dev ! -path ./sys ! -path ./proc ! -path ./proc/devices ! -path ./log ! -path './*.ev' ! -path ./fifo)
@@ -49,7 +49,7 @@ is_link capi20.07 capi/7
 absent capi/8
 absent capi/9
 log_has "bad record: tty major is no dynamic char major" "without /proc/devices a fixed major is refused, and the log says why"
-rm -rf "$ROOT/dev" && mkdir -p "$ROOT/dev"
+fresh_dev
 devd --replay="$ROOT/in.ev" --tty-major=240
 is_node capi/7 240 7
 is_link capi20.07 capi/7
@@ -129,7 +129,7 @@ log_has '^capi-devd: warning: sysfs class/tty/capi\\x1b\[2J\\n1: bad tty unit nu
 if [ "$(grep -c . "$LOG")" = "$(grep -c '^capi-devd: ' "$LOG")" ]; then pass "every log line is one message"
 else fail "every log line is one message"; diag <"$LOG"; fi
 fresh
-for i in $(seq 50); do rec ACTION=add 'DEVPATH=/devices/virtual/tty/capi!7' SUBSYSTEM=tty MAJOR=240 MINOR=7 DEVNAME=capi/x; done >"$ROOT/in.ev"
+for _ in $(seq 50); do rec ACTION=add 'DEVPATH=/devices/virtual/tty/capi!7' SUBSYSTEM=tty MAJOR=240 MINOR=7 DEVNAME=capi/x; done >"$ROOT/in.ev"
 devd --replay="$ROOT/in.ev"
 log_has "warning: 40 similar messages suppressed" "the rate limiter's summary is flushed at exit"
 

@@ -1,20 +1,20 @@
-# lib.sh - shared helpers for the replay tests: TAP output and checks on
-# the tree that capi-devd made under a temporary root.
+# shellcheck shell=bash
+# lib.sh - the replay tests' fake root: a temporary root with dev/, sys/
+# and proc/devices, capi-devd run against it, and checks on the tree it
+# made.  The TAP verbs are test/tap.sh's.
 # Sourced by test/*.sh; CAPI_DEVD and TESTDIR come from the Makefile.
 
 set -u
 : "${CAPI_DEVD:?run through make check, or set CAPI_DEVD}"
 : "${TESTDIR:=$(cd "$(dirname "$0")" && pwd)}"
+# shellcheck disable=SC2034 # for the tests that source this file
 FIX="$TESTDIR/fixtures"
+# shellcheck source=test/tap.sh
+. "$TESTDIR/tap.sh"
 
-if [ "$(id -u)" != 0 ]; then
-	# Nodes are made with mknod, which needs CAP_MKNOD: a root-only test.
-	echo "Bail out! these tests make device nodes: run make check as root"
-	exit 99
-fi
+# Nodes are made with mknod, which needs CAP_MKNOD: a root-only test.
+[ "$(id -u)" = 0 ] || skip_all "these tests make device nodes (mknod): run make check as root"
 
-T_N=0
-T_FAILED=0
 ROOT=$(mktemp -d "${TMPDIR:-/tmp}/capi-devd-test.XXXXXX")
 trap 'rm -rf "$ROOT"' EXIT
 mkdir -p "$ROOT/dev" "$ROOT/sys" "$ROOT/proc"
@@ -32,29 +32,24 @@ proc_devices 240 'capi!' 241 capi
 GID=4242		# any group will do; numeric, so no /etc/group entry
 LOG="$ROOT/log"
 
-pass() { T_N=$((T_N + 1)); echo "ok $T_N - $*"; }
-fail() { T_N=$((T_N + 1)); T_FAILED=$((T_FAILED + 1)); echo "not ok $T_N - $*"; }
-diag() { sed 's/^/#   /'; }
-done_testing() { echo "1..$T_N"; [ "$T_FAILED" = 0 ]; exit $?; }
-
-# wait_for SECONDS command...: run the command every 0.1 s until it
-# succeeds (0) or SECONDS pass (1).  The same as the guest's wait_for in
-# test/qemu/guest/scenario-lib.sh: a condition to re-evaluate is a function
-# or a command, never an expanded "$(...)".
-wait_for() {
-	local end=$(( $(date +%s) + $1 ))
-	shift
-	until "$@"; do
-		[ "$(date +%s)" -ge $end ] && return 1
-		sleep 0.1
-	done
-}
-
 # Run capi-devd against $ROOT; stderr goes to $LOG.
-devd() { "$CAPI_DEVD" --root="$ROOT" --group="$GID" --mode=0660 "$@" 2>"$LOG"; }
+DEVD=("$CAPI_DEVD" --root="$ROOT" --group="$GID" --mode=0660)
+devd() { "${DEVD[@]}" "$@" 2>"$LOG"; }
 replay() { devd --replay="$1"; }
 # Start the daemon in the background; its pid goes to $pid.
-devd_bg() { "$CAPI_DEVD" --root="$ROOT" --group="$GID" --mode=0660 "$@" 2>"$LOG" & pid=$!; }
+# shellcheck disable=SC2034 # for the tests that source this file
+devd_bg() { "${DEVD[@]}" "$@" 2>"$LOG" & pid=$!; }
+# A fresh, empty dev/ (and sys/) in the root.
+fresh_dev() { rm -rf "${ROOT:?}/dev" && mkdir -p "$ROOT/dev" "$@"; }
+fresh_sys() { rm -rf "${ROOT:?}/dev" "${ROOT:?}/sys" && mkdir -p "$ROOT/dev" "$ROOT/sys" "$@"; }
+
+# A device in the root's sysfs: sysdev CLASS SYSNAME MAJOR MINOR DEVNAME
+sysdev() {
+	mkdir -p "$ROOT/sys/class/$1/$2"
+	printf 'MAJOR=%s\nMINOR=%s\nDEVNAME=%s\n' "$3" "$4" "$5" >"$ROOT/sys/class/$1/$2/uevent"
+}
+# One replay record from KEY=VALUE words: rec PROPS...
+rec() { printf '%s\n' "$@"; echo; }
 
 # Events written on the fly: ev ACTION DEVNAME MAJOR MINOR
 ev() {
@@ -105,7 +100,7 @@ no_dangling() {
 	local d
 	d=$(cd "$ROOT/dev" && find . -xtype l)
 	if [ -z "$d" ]; then pass "nothing dangles"
-	else fail "nothing dangles: $(echo $d)"; fi
+	else fail "nothing dangles: $(echo "$d" | tr '\n' ' ')"; fi
 }
 same_tree() {	# same_tree FILE-WITH-EXPECTED-TREE DESCRIPTION
 	local got

@@ -2,22 +2,16 @@
 # The kernel source: uevents forged by a user-space sender are dropped,
 # and a flood that overflows the receive buffer (ENOBUFS) makes the daemon
 # count it, log it and rescan sysfs.
+# shellcheck source=test/lib.sh
 . "${TESTDIR:-$(dirname "$0")}/lib.sh"
 SEND=${SEND_UEVENT:?run through make check}
 
-wait_log() {	# wait_log REGEX: up to 5 s
-	local i
-	for i in $(seq 50); do
-		grep -Eq -- "$1" "$LOG" && return 0
-		sleep 0.1
-	done
-	return 1
-}
+wait_log() { wait_for 5 grep -Eq -- "$1" "$LOG"; }	# wait_log REGEX: up to 5 s
 
 mkdir -p "$ROOT/dev/capi"
 mknod "$ROOT/dev/capi/9" c 240 9
 devd_bg --source=kernel --no-modprobe --rcvbuf=4096 -v
-wait_log "start: 0 control device" || { echo "Bail out! the daemon did not start"; diag <"$LOG"; exit 99; }
+check "the daemon starts" wait_log "start: 0 control device" || { diag <"$LOG"; done_testing; }
 
 "$SEND" 1 9
 if wait_log "dropped a uevent not sent by the kernel"; then pass "a forged uevent is dropped, and logged"

@@ -1,11 +1,8 @@
 #!/bin/bash
 # Bad input: a clear log line for each, and no change on disk.
+# shellcheck source=test/lib.sh
 . "${TESTDIR:-$(dirname "$0")}/lib.sh"
 
-rec() {	# rec PROPS... : one record from KEY=VALUE words
-	printf '%s\n' "$@"
-	echo
-}
 T='DEVPATH=/devices/virtual/tty/capi!7'
 
 check_bad() {	# check_bad WHY PROPS...
@@ -48,10 +45,10 @@ log_has "^capi-devd: warning: $ROOT/bad.ev:1: bad record: no DEVPATH$" "the line
 	ev add capi/7 240 7
 } | devd --replay=-
 is_link capi20.07 capi/7
-rm -rf "$ROOT/dev" && mkdir "$ROOT/dev"
+fresh_dev
 
 # A flood of bad records is rate-limited.
-for i in $(seq 50); do rec ACTION=add "$T" SUBSYSTEM=tty MAJOR=240 MINOR=7 DEVNAME=capi/x; done >"$ROOT/flood.ev"
+for _ in $(seq 50); do rec ACTION=add "$T" SUBSYSTEM=tty MAJOR=240 MINOR=7 DEVNAME=capi/x; done >"$ROOT/flood.ev"
 devd --replay="$ROOT/flood.ev"
 n=$(grep -c "bad record" "$LOG")
 if [ "$n" -le 10 ]; then pass "50 bad records give at most 10 lines ($n)"

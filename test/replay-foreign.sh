@@ -1,6 +1,7 @@
 #!/bin/bash
 # Ownership: what stands at one of our names and is not ours is left
 # alone with a warning naming it; nothing is made outside the dev root.
+# shellcheck source=test/lib.sh
 . "${TESTDIR:-$(dirname "$0")}/lib.sh"
 
 echo precious >"$ROOT/dev/capi20.05"
@@ -38,7 +39,7 @@ ln -sfn capi/10 "$ROOT/dev/capi20.09"
 is_link capi20.09 capi/10
 
 # A foreign file where a node belongs: no link is pointed at it.
-rm -rf "$ROOT/dev" && mkdir -p "$ROOT/dev/capi"
+fresh_dev "$ROOT/dev/capi"
 echo junk >"$ROOT/dev/capi/3"
 { ev add capi/3 240 3; } | devd --replay=-
 absent capi20.03
@@ -46,7 +47,7 @@ log_has "$ROOT/dev/capi/3 is a regular file, not ours" "warns about the file at 
 
 # capi/ is a symlink out of the dev root, with the right node behind it:
 # still not ours, and no link is pointed through it.
-rm -rf "$ROOT/dev" "$ROOT/outside" && mkdir -p "$ROOT/dev" "$ROOT/outside"
+rm -rf "${ROOT:?}/outside" && fresh_dev "$ROOT/outside"
 mknod -m 0660 "$ROOT/outside/3" c 240 3
 chgrp "$GID" "$ROOT/outside/3"
 ln -s ../outside "$ROOT/dev/capi"
@@ -55,14 +56,14 @@ absent capi20.03
 log_has "$ROOT/dev/capi is not a directory, not ours" "a symlinked capi/ is refused"
 
 # A leftover temporary name from a crash does not stop us.
-rm -rf "$ROOT/dev" && mkdir "$ROOT/dev"
+fresh_dev
 ln -s junk "$ROOT/dev/.#capi-devd.capi20.02"
 { ev add capi/2 240 2; } | devd --replay=-
 is_link capi20.02 capi/2
 
 # A long foreign symlink is not ours, even when the start of its target
 # looks like one of ours: a truncated read is never ours.
-rm -rf "$ROOT/dev" && mkdir -p "$ROOT/dev/capi"
+fresh_dev "$ROOT/dev/capi"
 long=capi/123456789012345678901234567/../../../../victim
 ln -s "$long" "$ROOT/dev/capi20.07"
 longer=capi/$(printf '%0300d' 7)
@@ -82,8 +83,8 @@ log_has "$ROOT/dev/capi/9 is a symlink to \"$prefix_long\", not ours" \
 
 # Without /proc a mode cannot be set through the checked descriptor: none
 # is set (not by name either), and the reason is logged.
-command -v unshare >/dev/null || { echo "Bail out! unshare (util-linux) is missing"; exit 99; }
-rm -rf "$ROOT/dev" && mkdir "$ROOT/dev"
+need unshare util-linux
+fresh_dev
 mknod -m 0600 "$ROOT/dev/capi20" c 68 0
 ev add capi20 68 0 >"$ROOT/ctl.ev"
 unshare --mount --propagation private sh -c 'umount -l /proc && exec "$@"' sh \
@@ -93,7 +94,7 @@ else fail "without /proc: no chmod"; fi
 log_has "cannot chmod $ROOT/dev/capi20: /proc is not mounted" "without /proc: the reason is logged"
 
 # Temporary names: a file at a name of their old shape is not ours.
-rm -rf "$ROOT/dev" && mkdir "$ROOT/dev"
+fresh_dev
 echo precious >"$ROOT/dev/.#capi-devd.capi20.02"
 { ev add capi/2 240 2; } | devd --replay=-
 is_link capi20.02 capi/2
@@ -104,12 +105,12 @@ else fail "a regular file at an old-style temporary name is kept"; fi
 # They are .#capi-devd.PID.RANDOM.NAME: another in each process, used for
 # making and for removing a link, and none is left behind.
 : "${WATCH_NAMES:?run through make check, or set WATCH_NAMES to test/watch-names}"
-rm -rf "$ROOT/dev" && mkdir "$ROOT/dev"
+fresh_dev
 "$WATCH_NAMES" "$ROOT/dev" 5000 >"$ROOT/names" &
 wpid=$!
 watching() { grep -q ready "$ROOT/names"; }
 wait_for 5 watching
-for run in 1 2; do { ev add capi/2 240 2; ev remove capi/2 240 2; } | devd --replay=-; done
+for _ in 1 2; do { ev add capi/2 240 2; ev remove capi/2 240 2; } | devd --replay=-; done
 sleep 0.2
 kill "$wpid"; wait "$wpid"
 tmps=$(grep '^\.#' "$ROOT/names" | sort -u)
@@ -121,7 +122,7 @@ else fail "temporary names are .#capi-devd.PID.RANDOM.NAME"; diag <<<"$tmps"; fi
 if [ "$shaped" = 2 ] && [ "$(grep -c '^\.#' "$ROOT/names")" = 4 ]; then
 	pass "each process has its own temporary names, for links made and removed"
 else fail "each process has its own temporary names, for links made and removed"; diag <"$ROOT/names"; fi
-if [ -z "$(ls -A "$ROOT/dev" | grep '^\.#')" ]; then pass "no temporary name is left"
-else fail "no temporary name is left"; ls -A "$ROOT/dev" | diag; fi
+left=$(find "$ROOT/dev" -mindepth 1 -maxdepth 1 -name '.#*')
+check "no temporary name is left" test -z "$left" || ls -A "$ROOT/dev" | diag
 
 done_testing

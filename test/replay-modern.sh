@@ -1,5 +1,6 @@
 #!/bin/bash
 # Modern kernel names from a replay: add, duplicates, N >= 100, remove.
+# shellcheck source=test/lib.sh
 . "${TESTDIR:-$(dirname "$0")}/lib.sh"
 
 {
@@ -58,7 +59,7 @@ if [ "$(tree | wc -l)" = 1 ]; then pass "only the control node is left"
 else fail "only the control node is left"; tree | diag; fi
 
 # --dry-run prints and changes nothing.
-rm -rf "$ROOT/dev" && mkdir "$ROOT/dev"
+fresh_dev
 out=$(devd --replay="$ROOT/add.ev" --dry-run)
 if grep -q "ln -sf capi/7 $ROOT/dev/capi20.07" <<<"$out"; then pass "--dry-run prints the links"
 else fail "--dry-run prints the links"; diag <<<"$out"; fi

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Any order of events converges: duplicates, remove before add,
 # interleaved units.  Nothing dangles and nothing is missing.
+# shellcheck source=test/lib.sh
 . "${TESTDIR:-$(dirname "$0")}/lib.sh"
 
 {

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Pre-fix kernels (control "capi", ttys "capiN"): devtmpfs puts the control
 # node at /dev/capi, where applications need a directory.
+# shellcheck source=test/lib.sh
 . "${TESTDIR:-$(dirname "$0")}/lib.sh"
 
 # What devtmpfs made before the events were sent.
@@ -55,14 +56,14 @@ is_node capi20 68 0
 
 # Reload: capi/ is still a directory (a tty outlived the control device),
 # so devtmpfs could not make /dev/capi, and /dev/capi20 is gone too.
-rm -rf "$ROOT/dev" && mkdir -p "$ROOT/dev/capi"
+fresh_dev "$ROOT/dev/capi"
 ln -s ../capi5 "$ROOT/dev/capi/5"
 { ev add capi 68 0; } | devd --replay=-
 is_node capi20 68 0
 is_link isdn/capi20 ../capi20
 
 # A duplicate node: devtmpfs made /dev/capi while /dev/capi20 was there.
-rm -rf "$ROOT/dev" && mkdir "$ROOT/dev"
+fresh_dev
 mknod -m 0600 "$ROOT/dev/capi" c 68 0
 mknod -m 0660 "$ROOT/dev/capi20" c 68 0
 { ev add capi 68 0; } | devd --replay=-
@@ -70,7 +71,7 @@ is_dir capi
 is_node capi20 68 0
 
 # A tty event before the control event still resolves the collision.
-rm -rf "$ROOT/dev" && mkdir "$ROOT/dev"
+fresh_dev
 mknod -m 0600 "$ROOT/dev/capi" c 68 0
 mknod -m 0600 "$ROOT/dev/capi1" c 241 1
 { ev add capi1 241 1; ev add capi 68 0; } | devd --replay=-
@@ -80,7 +81,7 @@ is_link capi20.01 capi/1
 is_node capi20 68 0
 
 # Not the control device at /dev/capi: never moved.
-rm -rf "$ROOT/dev" && mkdir "$ROOT/dev"
+fresh_dev
 mknod -m 0600 "$ROOT/dev/capi" c 1 3
 { ev add capi 68 0; ev add capi2 241 2; } | devd --replay=-
 if [ "$(stat -c %F:%t:%T "$ROOT/dev/capi")" = "character special file:1:3" ]; then
