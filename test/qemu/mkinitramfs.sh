@@ -8,7 +8,9 @@
 #   252 as PID 1 (/init -> /lib/systemd/systemd), journald, systemd-udevd,
 #   kmod, bash and the usual command line tools with their shared libraries
 #   (resolved with ldd), the staged kernel modules, a minimal /etc (os-release,
-#   passwd, group with "dialout", machine-id) and whatever is added below.
+#   passwd, group with "dialout", machine-id), the guest's test library
+#   (/capi-test/tap.sh: test/tap.sh, the host's TAP verbs, and
+#   /capi-test/scenario-lib.sh) and whatever is added below.
 #
 # Options:
 #   --modules NAME     module tree OUT/NAME: staging (default) or staging-prefix
@@ -505,6 +507,9 @@ sync
 exit 0
 EOF
 
+# the test library: the same tap.sh as the host's tests
+emit_file /capi-test/tap.sh "$(realpath "$here/../tap.sh")" 0644
+emit_file /capi-test/scenario-lib.sh "$here/guest/scenario-lib.sh" 0644
 if [ -n "$testscript" ]; then
 	emit_file /capi-test/run "$(realpath "$testscript")" 0755
 	emit_file /capi-test/wrapper "$tmp/wrapper" 0755

@@ -5,13 +5,15 @@
 #
 # Boots the patched kernel with systemd, udevd, 50-capi.rules,
 # capi-devd.service and the libcapi20 client capi-call, and runs
-# guest/scenarios-GROUP.sh inside; prints its TAP.
-#   udev    udevd + rules + capi-devd --source=udev     (scenarios 1 4 5 7 9 10 13)
-#   kernel  udevd masked, capi-devd --source=kernel     (scenarios 2 3 8 11 12)
-#   prefix  the pre-fix fixture build of kernelcapi      (scenarios 6 9)
+# guest/scenarios-GROUP.sh inside; prints its TAP.  test/README.md says
+# which scenarios each group runs.
+#   udev    udevd + rules + capi-devd --source=udev
+#   kernel  udevd masked, capi-devd --source=kernel
+#   prefix  the pre-fix fixture build of kernelcapi
 #   demo    as udev: a few calls, the names, --verify (./demo.sh)
 # CAPI_DEVD, CAPI_CALL and SEND_UEVENT name the built binaries (make check
-# sets them).
+# sets them).  CAPI_SCENARIOS="5 10" runs only those scenarios (after the
+# group's setup); a group that has none of them is skipped.
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -20,6 +22,8 @@ group=${1:?usage: scenario.sh udev|kernel|prefix}
 : "${CAPI_CALL:?set CAPI_CALL to the built test/client/capi-call (make check does)}"
 : "${SEND_UEVENT:?set SEND_UEVENT to the built test/send-uevent (make check does)}"
 cache=${CAPI_DEVD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/capi-devd}
+# shellcheck source=test/tap.sh
+. "$here/../tap.sh"
 
 # The unit as installed, with the binary in /usr/sbin; devices.txt from
 # the same linux-source the kernel is built from.
@@ -32,7 +36,7 @@ src=/usr/src/linux-source-6.1.tar.xz
 if [ ! -s "$work/devices.txt" ] || [ "$src" -nt "$work/devices.txt" ]; then
 	tar -xJf "$src" -C "$work" --strip-components=3 \
 		linux-source-6.1/Documentation/admin-guide/devices.txt ||
-		{ echo "Bail out! cannot read devices.txt from $src (apt-get install linux-source-6.1)"; exit 1; }
+		{ fail "devices.txt from $src (package linux-source-6.1: run ./install-deps.sh)"; done_testing; }
 fi
 
 append=""
@@ -51,9 +55,19 @@ esac
 
 guest=$here/guest/scenarios-$group.sh
 [ "$group" = demo ] && guest=$here/guest/demo.sh
+# The scenarios a group runs: its guest script's run_scenarios line.
+scenarios_of() { sed -n 's/^run_scenarios //p' "$@" | tr '\n' ' '; }
+if [ -n "${CAPI_SCENARIOS:-}" ] && [ "$group" != demo ]; then
+	runs=" $(scenarios_of "$guest")" all=" $(scenarios_of "$here"/guest/scenarios-*.sh)" pick=""
+	for n in $CAPI_SCENARIOS; do
+		[[ $all == *" $n "* ]] || { fail "CAPI_SCENARIOS: no scenario $n (test/README.md)"; done_testing; }
+		[[ $runs != *" $n "* ]] || pick="$pick,$n"
+	done
+	[ -n "$pick" ] || skip_all "CAPI_SCENARIOS=$CAPI_SCENARIOS: the $group boot runs${runs% }"
+	append="$append capi.scenarios=${pick#,}"
+fi
 CAPI_VM_MODULES=$modules CAPI_VM_APPEND="${CAPI_VM_APPEND:-}$append" \
 exec "$here/vm-test.sh" "$guest" \
-	--add "$here/guest/scenario-lib.sh:/capi-test/scenario-lib.sh" \
 	--add "$CAPI_DEVD:/usr/sbin/capi-devd" \
 	--add "$CAPI_CALL:/usr/bin/capi-call" \
 	--add "$SEND_UEVENT:/usr/bin/send-uevent" \

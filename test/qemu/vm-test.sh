@@ -18,11 +18,9 @@ set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
 
-bail() { # no TAP from the guest: report one failed test
-	echo "1..1"
-	echo "not ok 1 - $*"
-	exit 1
-}
+# shellcheck source=test/tap.sh
+. "$here/../tap.sh"
+bail() { fail "$*"; done_testing; }	# no TAP from the guest: one failed test
 [ $# -ge 1 ] || { echo "usage: $0 GUEST-SCRIPT [mkinitramfs options]" >&2; exit 2; }
 guest=$1
 shift
@@ -52,11 +50,8 @@ rc=0
 "$here/run.sh" --kernel-dir "$out" --initrd "$initrd" \
 	--append "capi.expect=$expect ${CAPI_VM_APPEND:-}" >"$rep" || rc=$?
 cat "$rep"
-if ! grep -qE '^1\.\.[0-9]+' "$rep"; then
-	echo "1..1"
-	echo "not ok 1 - VM run of $(basename "$guest") (run.sh status $rc: no TAP from the guest)"
-	exit 1
-fi
+grep -qE '^1\.\.[0-9]+' "$rep" ||
+	bail "VM run of $(basename "$guest") (run.sh status $rc: no TAP from the guest)"
 if [ $rc -ge 124 ]; then
 	echo "Bail out! the VM did not finish (run.sh status $rc)"
 	exit 1

@@ -3,8 +3,9 @@
 # places a few calls through capisim with the libcapi20 client, shows the
 # names that appeared and the --verify verdict, echoes data through a tty,
 # hangs up and shows the names gone.
+# shellcheck source=test/qemu/guest/scenario-lib.sh
 . /capi-test/scenario-lib.sh
-scenario_list="demo"
+boot demo
 show() {
 	echo "\$ ls -l /dev/capi20 /dev/isdn /dev/capi /dev/capi20.*"
 	ls -l /dev/capi20 /dev/isdn /dev/capi /dev/capi20.* 2>&1

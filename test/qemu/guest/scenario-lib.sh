@@ -1,59 +1,66 @@
-# scenario-lib.sh - helpers for the scenario scripts that run INSIDE the
-# test VM (installed as /capi-test/scenario-lib.sh).  TAP output; checks
-# on the live /dev; the libcapi20 client and capi-devd --verify.
+# shellcheck shell=bash
+# scenario-lib.sh - helpers for the scripts that run INSIDE the test VM
+# (installed as /capi-test/scenario-lib.sh): the TAP verbs of test/tap.sh
+# (the same file, /capi-test/tap.sh), scenarios picked by number, checks
+# on the live /dev, the libcapi20 client, capi-devd --verify and the
+# kernel's own reports.  test/README.md lists the scenarios.
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+# shellcheck source=test/tap.sh
+. /capi-test/tap.sh
 SPEC=/usr/share/capi-devd/devices.txt
 # capisim: one controller with enough B channels for 25+ calls.
 CAPISIM_PARAMS=${CAPISIM_PARAMS:-"nbchan=32"}
 
-n=0 failed=0
-scenario=""
-ok() { n=$((n + 1)); echo "ok $n - ${scenario:+$scenario: }$*"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - ${scenario:+$scenario: }$*"; }
-# pass/fail: the host's verbs (test/lib.sh); new scripts use these and check.
-pass() { ok "$@"; }
-fail() { not_ok "$@"; }
-check() {	# check "description" command...
-	local d=$1
-	shift
-	if "$@"; then ok "$d"; else not_ok "$d"; fi
+BOOT=""
+boot() { BOOT=$1; }			# boot LABEL: what this boot is, for the summary
+scenario() { TAP_PREFIX=$1; }		# scenario LABEL: the prefix of the next tests
+# run_scenarios N...: the function setup, then scenario_N for each N in
+# order, then finish.  capi.scenarios=N,N... on the kernel command line
+# (CAPI_SCENARIOS on the host) picks some of them.
+run_scenarios() {
+	local a want="" n
+	for a in $(cat /proc/cmdline); do
+		case $a in capi.scenarios=*) want=",${a#*=}," ;; esac
+	done
+	[ -z "$want" ] || diag "capi.scenarios: only${want//,/ }"
+	scenario setup
+	setup
+	for n; do
+		[ -z "$want" ] || [[ $want == *",$n,"* ]] || continue
+		"scenario_$n"
+	done
+	finish
 }
-diag() { sed 's/^/# /'; }
-# At the end of every boot: the kernel reported nothing (WARN, BUG, and on
-# the debug kernel lockdep and KASAN, which report through them), and on a
-# kernel with kmemleak (make check-debug) nothing CAPI leaked.
+
+# The kernel's own reports: WARN, BUG, and on the debug kernel lockdep and
+# KASAN, which report through them.
+bad_dmesg() { dmesg | grep -E 'WARNING:|BUG:|Oops|Call Trace|general protection|list_(add|del) corruption'; }
+no_bad_dmesg() { ! bad_dmesg >/dev/null; }
+# kmemleak, on a debug kernel (make check-debug) only: after two scans, no
+# leak with capi in its backtrace or an address in module space (an
+# unloaded module's symbols no longer resolve).
+KMEMLEAK=/sys/kernel/debug/kmemleak
+have_kmemleak() { [ -w $KMEMLEAK ]; }
+no_capi_leak() {
+	local leaks
+	echo scan >$KMEMLEAK; sleep 6; echo scan >$KMEMLEAK
+	leaks=$(awk -v re='capi|\\] 0xffffffffa' '/^unreferenced object/ { if (blk ~ re) print blk; blk = "" } { blk = blk $0 "\n" } END { if (blk ~ re) print blk }' $KMEMLEAK)
+	check "kmemleak: no leak with capi in its backtrace" test -z "$leaks" || printf '%b' "$leaks" | diag
+}
+# At the end of every boot: the kernel reported nothing, and (kmemleak)
+# nothing CAPI leaked.
 kernel_clean() {
-	local bad leaks kml=/sys/kernel/debug/kmemleak
-	scenario="end of boot"
-	bad=$(dmesg | grep -E 'WARNING:|BUG:|Oops|Call Trace|general protection|list_(add|del) corruption')
-	if [ -z "$bad" ]; then ok "no kernel warning, BUG, lockdep or KASAN report"
-	else not_ok "no kernel warning, BUG, lockdep or KASAN report"; dmesg | tail -n 80 | diag; fi
-	[ -w $kml ] || return 0
-	echo scan >$kml; sleep 6; echo scan >$kml
-	# capi in the backtrace, or an address in module space (an unloaded
-	# module's symbols no longer resolve)
-	leaks=$(awk -v re='capi|\\] 0xffffffffa' '/^unreferenced object/ { if (blk ~ re) print blk; blk = "" } { blk = blk $0 "\n" } END { if (blk ~ re) print blk }' $kml)
-	if [ -z "$leaks" ]; then ok "kmemleak: no leak with capi in its backtrace"
-	else not_ok "kmemleak: no leak with capi in its backtrace"; printf '%b' "$leaks" | diag; fi
+	scenario "end of boot"
+	check "no kernel warning, BUG, lockdep or KASAN report" no_bad_dmesg || dmesg | tail -n 80 | diag
+	! have_kmemleak || no_capi_leak
 }
 finish() {
 	kernel_clean
-	echo "1..$n"; echo "# $scenario_list: $((n - failed)) passed, $failed failed"; [ $failed = 0 ]; exit
+	TAP_PREFIX=""
+	diag "$BOOT: $((T_N - T_FAILED)) passed, $T_FAILED failed"
+	done_testing
 }
 
-# wait_for SECONDS command...: run the command every 0.1 s until it
-# succeeds (0) or SECONDS pass (1).  The command is run anew each time, so
-# a condition that must be re-evaluated is a function or a command, never
-# an expanded "$(...)" (that would be evaluated once, before the wait).
-# The host's test/lib.sh has the same wait_for.
-wait_for() {
-	local end=$(( $(date +%s) + $1 ))
-	shift
-	until "$@"; do
-		[ "$(date +%s)" -ge $end ] && return 1
-		sleep 0.1
-	done
-}
 # none_match GLOB...: no path matches any of the globs (checked at the call)
 none_match() {
 	local g
@@ -89,13 +96,13 @@ calls_up() {	# calls_up CALLS [client options]
 	call_pid=$!
 	if wait_for 60 grep -q '^HOLDING' "$CALL_OUT"; then
 		if grep -q '^not ok' "$CALL_OUT"; then
-			not_ok "$calls call(s) placed through libcapi20, ttys named and echoed"
+			fail "$calls call(s) placed through libcapi20, ttys named and echoed"
 			grep -v '^ok' "$CALL_OUT" | diag
 		else
-			ok "$calls call(s) placed through libcapi20, ttys named and echoed ($(grep -c '^ok' "$CALL_OUT") client checks)"
+			pass "$calls call(s) placed through libcapi20, ttys named and echoed ($(grep -c '^ok' "$CALL_OUT") client checks)"
 		fi
 	else
-		not_ok "$calls call(s) placed: the client did not reach HOLDING"
+		fail "$calls call(s) placed: the client did not reach HOLDING"
 		diag <"$CALL_OUT"
 	fi
 }
@@ -105,8 +112,8 @@ calls_down() {	# hang up the held calls
 	wait "$call_pid"
 	local rc=$?
 	call_pid=""
-	if [ $rc = 0 ]; then ok "the client hung up cleanly"
-	else not_ok "the client hung up cleanly (exit $rc)"; tail -5 "$CALL_OUT" | diag; fi
+	if [ $rc = 0 ]; then pass "the client hung up cleanly"
+	else fail "the client hung up cleanly (exit $rc)"; tail -5 "$CALL_OUT" | diag; fi
 }
 # Units of the held calls, from the client's "TTY i /dev/capi/N" lines.
 units() { sed -n 's|^TTY [0-9]* /dev/capi/\([0-9]*\)$|\1|p' "$CALL_OUT"; }
@@ -124,26 +131,26 @@ contract() {	# contract LABEL
 		perms_ok "/dev/capi/$u" || bad="$bad /dev/capi/$u:$(stat -L -c %U:%G:%a /dev/capi/$u 2>&1)"
 		resolves_to "$legacy" "$dev" || bad="$bad $legacy"
 	done
-	if [ -z "$bad" ]; then ok "$1: every name of the contract, with group and mode ($(units | wc -l) ttys)"
-	else not_ok "$1: every name of the contract:$bad"; ls -l /dev/capi20* /dev/capi /dev/isdn 2>&1 | diag; fi
+	if [ -z "$bad" ]; then pass "$1: every name of the contract, with group and mode ($(units | wc -l) ttys)"
+	else fail "$1: every name of the contract:$bad"; ls -l /dev/capi20* /dev/capi /dev/isdn 2>&1 | diag; fi
 }
 verify() {	# verify LABEL: capi-devd --verify passes
 	local out
 	out=$(capi-devd --verify --devices-txt="$SPEC" 2>&1)
-	if [ $? = 0 ]; then ok "$1: capi-devd --verify: ${out##*$'\n'}"
-	else not_ok "$1: capi-devd --verify"; echo "$out" | diag; fi
+	if [ $? = 0 ]; then pass "$1: capi-devd --verify: ${out##*$'\n'}"
+	else fail "$1: capi-devd --verify"; echo "$out" | diag; fi
 }
 no_dangling() {
 	local d
 	d=$(find /dev -xtype l 2>/dev/null | grep -E 'capi|isdn')
-	if [ -z "$d" ]; then ok "$1: no CAPI name dangles"
-	else not_ok "$1: no CAPI name dangles:" $d; fi
+	if [ -z "$d" ]; then pass "$1: no CAPI name dangles"
+	else fail "$1: no CAPI name dangles:" $d; fi
 }
 names_gone() {	# names_gone LABEL: no capi20.NN and no capi/N left
 	local left
 	left=$(ls -d /dev/capi20.* /dev/capi/* 2>/dev/null)
-	if [ -z "$left" ]; then ok "$1: every tty name is gone"
-	else not_ok "$1: every tty name is gone; left:" $left; fi
+	if [ -z "$left" ]; then pass "$1: every tty name is gone"
+	else fail "$1: every tty name is gone; left:" $left; fi
 }
 echo_through() {	# echo_through PATH: bytes written come back
 	local want="echo via $1 $$" got
