@@ -40,7 +40,7 @@ int main(void)
 	fflush(stderr);
 	n = pread(fd, out, sizeof(out) - 1, 0);
 	out[n > 0 ? n : 0] = '\0';
-	ok(!strstr(out, "suppressed"), "no summary while the window is open");
+	check(!strstr(out, "suppressed"), "no summary while the window is open");
 	log_flush(true);	/* as at exit */
 	fflush(stderr);
 	dup2(saved, 2);
@@ -48,10 +48,10 @@ int main(void)
 	out[n > 0 ? n : 0] = '\0';
 	close(fd);
 	unlink(path);
-	ok(strstr(out, "unit-log: warning: target \"x\\nunit-log: error: forged\"\n") != NULL,
+	check(strstr(out, "unit-log: warning: target \"x\\nunit-log: error: forged\"\n") != NULL,
 	   "a newline in an argument is escaped");
-	ok(!strstr(out, "\nunit-log: error: forged"), "no forged line");
-	ok(strstr(out, "unit-log: warning: 5 similar messages suppressed\n") != NULL,
+	check(!strstr(out, "\nunit-log: error: forged"), "no forged line");
+	check(strstr(out, "unit-log: warning: 5 similar messages suppressed\n") != NULL,
 	   "the summary is flushed at exit");
-	return tap_done();
+	return done_testing();
 }

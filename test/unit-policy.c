@@ -42,13 +42,13 @@ static const char *render(const struct name_op *ops, int n)
 	return buf;
 }
 
-static void check(struct capi_event ev, enum policy_owner owner,
-		  const char *want, const char *what)
+static void policy_is(struct capi_event ev, enum policy_owner owner,
+		      const char *want, const char *what)
 {
 	struct name_op ops[POLICY_MAX_OPS];
 	int n = policy_names(&ev, owner, ops);
 
-	ok(n <= POLICY_MAX_OPS, "%s: at most %d ops", what, POLICY_MAX_OPS);
+	check(n <= POLICY_MAX_OPS, "%s: at most %d ops", what, POLICY_MAX_OPS);
 	is_str(render(ops, n), want, "%s", what);
 }
 
@@ -56,33 +56,33 @@ int main(void)
 {
 	char name[32];
 
-	check(tty(CAPI_ADD, CAPI_MODERN, 7), OWN_ALL,
+	policy_is(tty(CAPI_ADD, CAPI_MODERN, 7), OWN_ALL,
 	      "node capi/7 perms;link capi20.07>capi/7;",
 	      "modern tty 7, no udevd");
-	check(tty(CAPI_ADD, CAPI_MODERN, 123), OWN_ALL,
+	policy_is(tty(CAPI_ADD, CAPI_MODERN, 123), OWN_ALL,
 	      "node capi/123 perms;link capi20.123>capi/123;",
 	      "modern tty 123: three digits");
-	check(tty(CAPI_REMOVE, CAPI_MODERN, 7), OWN_ALL,
+	policy_is(tty(CAPI_REMOVE, CAPI_MODERN, 7), OWN_ALL,
 	      "unlink capi20.07>capi/7;gone capi/7;",
 	      "modern tty 7 removed");
-	check(tty(CAPI_ADD, CAPI_MODERN, 7), OWN_PREFIX, "",
+	policy_is(tty(CAPI_ADD, CAPI_MODERN, 7), OWN_PREFIX, "",
 	      "with udevd, modern names are the rules' business");
-	check(control(CAPI_ADD, CAPI_MODERN), OWN_ALL,
+	policy_is(control(CAPI_ADD, CAPI_MODERN), OWN_ALL,
 	      "node capi20 perms;link isdn/capi20>../capi20;",
 	      "modern control device");
-	check(control(CAPI_REMOVE, CAPI_MODERN), OWN_ALL,
+	policy_is(control(CAPI_REMOVE, CAPI_MODERN), OWN_ALL,
 	      "unlink isdn/capi20>../capi20;rmdir isdn;",
 	      "modern control device removed: the node stays");
-	check(control(CAPI_ADD, CAPI_PREFIX), OWN_ALL,
+	policy_is(control(CAPI_ADD, CAPI_PREFIX), OWN_ALL,
 	      "move capi;node capi20 perms;dir capi;link isdn/capi20>../capi20;",
 	      "pre-fix control device is moved out of the way");
-	check(control(CAPI_ADD, CAPI_PREFIX), OWN_PREFIX,
+	policy_is(control(CAPI_ADD, CAPI_PREFIX), OWN_PREFIX,
 	      "move capi;node capi20;dir capi;link isdn/capi20>../capi20;",
 	      "pre-fix control device with udevd: no perms");
-	check(tty(CAPI_ADD, CAPI_PREFIX, 3), OWN_ALL,
+	policy_is(tty(CAPI_ADD, CAPI_PREFIX, 3), OWN_ALL,
 	      "move capi;dir capi;node capi3 perms;link capi/3>../capi3;"
 	      "link capi20.03>capi/3;", "pre-fix tty 3");
-	check(tty(CAPI_REMOVE, CAPI_PREFIX, 3), OWN_PREFIX,
+	policy_is(tty(CAPI_REMOVE, CAPI_PREFIX, 3), OWN_PREFIX,
 	      "unlink capi20.03>capi/3;unlink capi/3>../capi3;gone capi3;",
 	      "pre-fix tty 3 removed");
 
@@ -93,14 +93,14 @@ int main(void)
 	policy_legacy_name(1048575, name, sizeof(name));
 	is_str(name, "capi20.1048575", "largest unit");
 
-	ok(policy_link_is_ours(SHAPE_LEGACY, "capi/12"), "capi/12 is ours");
-	ok(!policy_link_is_ours(SHAPE_LEGACY, "capi/12x"), "capi/12x is not");
-	ok(!policy_link_is_ours(SHAPE_LEGACY, "/etc/passwd"), "/etc/passwd is not");
-	ok(!policy_link_is_ours(SHAPE_LEGACY, "capi/"), "capi/ is not");
-	ok(policy_link_is_ours(SHAPE_ISDN, "../capi20"), "../capi20 is ours");
-	ok(!policy_link_is_ours(SHAPE_ISDN, "../capi"), "../capi is not");
-	ok(policy_link_is_ours(SHAPE_PREFIX_TTY, "../capi4"), "../capi4 is ours");
-	ok(!policy_link_is_ours(SHAPE_PREFIX_TTY, "../capi20.04"),
+	check(policy_link_is_ours(SHAPE_LEGACY, "capi/12"), "capi/12 is ours");
+	check(!policy_link_is_ours(SHAPE_LEGACY, "capi/12x"), "capi/12x is not");
+	check(!policy_link_is_ours(SHAPE_LEGACY, "/etc/passwd"), "/etc/passwd is not");
+	check(!policy_link_is_ours(SHAPE_LEGACY, "capi/"), "capi/ is not");
+	check(policy_link_is_ours(SHAPE_ISDN, "../capi20"), "../capi20 is ours");
+	check(!policy_link_is_ours(SHAPE_ISDN, "../capi"), "../capi is not");
+	check(policy_link_is_ours(SHAPE_PREFIX_TTY, "../capi4"), "../capi4 is ours");
+	check(!policy_link_is_ours(SHAPE_PREFIX_TTY, "../capi20.04"),
 	   "../capi20.04 is not");
-	return tap_done();
+	return done_testing();
 }

@@ -33,7 +33,7 @@ static void bad(const char *props, const char *want_why)
 	const char *why;
 	enum uevent_verdict v = record(props, &ev, &why);
 
-	ok(v == UEVENT_BAD && !strcmp(why, want_why), "bad: %s (%s)",
+	check(v == UEVENT_BAD && !strcmp(why, want_why), "bad: %s (%s)",
 	   want_why, why);
 }
 
@@ -47,7 +47,7 @@ int main(void)
 	/* The CAPI tty driver's major, as --tty-major gives it. */
 	uevent_set_tty_major(240, NULL);
 
-	ok(record(TTY "DEVNAME=capi/7|SEQNUM=42", &ev, &why) == UEVENT_OK,
+	check(record(TTY "DEVNAME=capi/7|SEQNUM=42", &ev, &why) == UEVENT_OK,
 	   "modern tty parses");
 	is_int(ev.kind, CAPI_TTY, "kind tty");
 	is_int(ev.scheme, CAPI_MODERN, "scheme modern");
@@ -55,26 +55,26 @@ int main(void)
 	is_int(ev.major, 240, "major");
 	is_int(ev.seqnum, 42, "seqnum");
 
-	ok(record("ACTION=remove|DEVPATH=/devices/virtual/tty/capi123|"
+	check(record("ACTION=remove|DEVPATH=/devices/virtual/tty/capi123|"
 		  "SUBSYSTEM=tty|MAJOR=240|MINOR=123|DEVNAME=capi123",
 		  &ev, &why) == UEVENT_OK && ev.scheme == CAPI_PREFIX &&
 	   ev.unit == 123 && ev.action == CAPI_REMOVE,
 	   "pre-fix tty capi123 remove");
-	ok(record("ACTION=add|DEVPATH=/devices/virtual/capi/capi|"
+	check(record("ACTION=add|DEVPATH=/devices/virtual/capi/capi|"
 		  "SUBSYSTEM=capi|MAJOR=68|MINOR=0|DEVNAME=capi",
 		  &ev, &why) == UEVENT_OK && ev.kind == CAPI_CONTROL &&
 	   ev.scheme == CAPI_PREFIX, "pre-fix control device");
-	ok(record("ACTION=change|DEVPATH=/devices/virtual/capi/capi20|"
+	check(record("ACTION=change|DEVPATH=/devices/virtual/capi/capi20|"
 		  "SUBSYSTEM=capi|MAJOR=68|MINOR=0|DEVNAME=capi20",
 		  &ev, &why) == UEVENT_OK && ev.action == CAPI_ADD &&
 	   ev.scheme == CAPI_MODERN, "change is applied like add");
 
-	ok(record("ACTION=add|DEVPATH=/devices/platform/serial8250/tty/ttyS0|"
+	check(record("ACTION=add|DEVPATH=/devices/platform/serial8250/tty/ttyS0|"
 		  "SUBSYSTEM=tty|MAJOR=4|MINOR=64|DEVNAME=ttyS0", &ev, &why) ==
 	   UEVENT_IGNORE, "other ttys are ignored");
-	ok(record("ACTION=add|DEVPATH=/module/kernelcapi|SUBSYSTEM=module",
+	check(record("ACTION=add|DEVPATH=/module/kernelcapi|SUBSYSTEM=module",
 		  &ev, &why) == UEVENT_IGNORE, "module events are ignored");
-	ok(record("ACTION=bind|DEVPATH=/devices/virtual/capi/capi20|"
+	check(record("ACTION=bind|DEVPATH=/devices/virtual/capi/capi20|"
 		  "SUBSYSTEM=capi", &ev, &why) == UEVENT_IGNORE,
 	   "bind is ignored");
 
@@ -117,9 +117,9 @@ int main(void)
 		"DEVPATH=/devices/virtual/tty/capi!3%cSUBSYSTEM=tty%c"
 		"MAJOR=240%cMINOR=3%cDEVNAME=capi/3%cSEQNUM=9", 0, 0, 0, 0,
 		0, 0, 0);
-	ok(uevent_parse_kernel(msg, len, &ev, &why) == UEVENT_OK &&
+	check(uevent_parse_kernel(msg, len, &ev, &why) == UEVENT_OK &&
 	   ev.unit == 3 && ev.seqnum == 9, "kernel datagram parses");
-	ok(uevent_parse_kernel("ACTION=add", 10, &ev, &why) == UEVENT_BAD,
+	check(uevent_parse_kernel("ACTION=add", 10, &ev, &why) == UEVENT_BAD,
 	   "kernel datagram without header is bad");
 
 	/* A tty record makes only a node of the CAPI tty driver. */
@@ -139,10 +139,10 @@ int main(void)
 	    "tty minor out of the CAPI tty driver's range (0-255)");
 	bad("ACTION=add|DEVPATH=/devices/virtual/tty/capi!7|SUBSYSTEM=tty|"
 	    "MAJOR=240|MINOR=8|DEVNAME=capi/7", "tty minor is not its unit number");
-	ok(record("ACTION=add|DEVPATH=/devices/virtual/tty/capi!255|"
+	check(record("ACTION=add|DEVPATH=/devices/virtual/tty/capi!255|"
 		  "SUBSYSTEM=tty|MAJOR=240|MINOR=255|DEVNAME=capi/255", &ev,
 		  &why) == UEVENT_OK, "tty 255, the last minor, parses");
-	ok(record("ACTION=remove|DEVPATH=/devices/virtual/tty/capi!7|"
+	check(record("ACTION=remove|DEVPATH=/devices/virtual/tty/capi!7|"
 		  "SUBSYSTEM=tty|MAJOR=239|MINOR=7|DEVNAME=capi/7", &ev,
 		  &why) == UEVENT_OK,
 	   "a remove is not held to the major (the driver may be gone)");
@@ -158,12 +158,12 @@ int main(void)
 		      "241 capi\n\nBlock devices:\n240 capi!\n", pf);
 		fclose(pf);
 		uevent_set_tty_major(0, path);
-		ok(record("ACTION=add|DEVPATH=/devices/virtual/tty/capi!7|"
+		check(record("ACTION=add|DEVPATH=/devices/virtual/tty/capi!7|"
 			  "SUBSYSTEM=tty|MAJOR=239|MINOR=7|DEVNAME=capi/7", &ev,
 			  &why) == UEVENT_OK, "/proc/devices: capi! 239 is taken");
 		bad(TTY "DEVNAME=capi/7",
 		    "tty major is not the CAPI tty driver's (/proc/devices)");
-		ok(record("ACTION=add|DEVPATH=/devices/virtual/tty/capi7|"
+		check(record("ACTION=add|DEVPATH=/devices/virtual/tty/capi7|"
 			  "SUBSYSTEM=tty|MAJOR=241|MINOR=7|DEVNAME=capi7", &ev,
 			  &why) == UEVENT_OK, "/proc/devices: pre-fix capi 241");
 		bad("ACTION=add|DEVPATH=/devices/virtual/tty/capi7|"
@@ -181,10 +181,10 @@ int main(void)
 		/* no proc/devices at all: only a dynamic major */
 		unlink(path);
 		uevent_set_tty_major(0, path);
-		ok(record("ACTION=add|DEVPATH=/devices/virtual/tty/capi!7|"
+		check(record("ACTION=add|DEVPATH=/devices/virtual/tty/capi!7|"
 			  "SUBSYSTEM=tty|MAJOR=239|MINOR=7|DEVNAME=capi/7", &ev,
 			  &why) == UEVENT_OK, "no /proc/devices: dynamic major 239");
-		ok(record("ACTION=add|DEVPATH=/devices/virtual/tty/capi!7|"
+		check(record("ACTION=add|DEVPATH=/devices/virtual/tty/capi!7|"
 			  "SUBSYSTEM=tty|MAJOR=511|MINOR=7|DEVNAME=capi/7", &ev,
 			  &why) == UEVENT_OK, "no /proc/devices: dynamic major 511");
 		bad("ACTION=add|DEVPATH=/devices/virtual/tty/capi!7|"
@@ -211,7 +211,7 @@ int main(void)
 		uevent_add_line(&f, "MAJOR=240", 9);
 		uevent_add_line(&f, "MINOR=7", 7);
 		uevent_add_line(&f, "DEVNAME=capi/7", 14);
-		ok(uevent_finish(&f, &ev, &why) == UEVENT_BAD &&
+		check(uevent_finish(&f, &ev, &why) == UEVENT_BAD &&
 		   !strcmp(why, "NUL byte in a property"),
 		   "ACTION=add\\0junk is refused (%s)", why);
 		uevent_reset(&f);
@@ -221,7 +221,7 @@ int main(void)
 		uevent_add_line(&f, "MAJOR=240", 9);
 		uevent_add_line(&f, "MINOR=7", 7);
 		uevent_add_line(&f, dn, sizeof(dn) - 1);
-		ok(uevent_finish(&f, &ev, &why) == UEVENT_BAD &&
+		check(uevent_finish(&f, &ev, &why) == UEVENT_BAD &&
 		   !strcmp(why, "NUL byte in a property"),
 		   "DEVNAME=capi/7\\0/../../../x is refused (%s)", why);
 	}
@@ -231,13 +231,13 @@ int main(void)
 		"DEVPATH=/devices/virtual/tty/capi!7%cSUBSYSTEM=tty%c"
 		"MAJOR=240%cMINOR=7%cDEVNAME=capi/7%c/../../../x", 0, 0, 0, 0,
 		0, 0, 0);
-	ok(uevent_parse_kernel(msg, len, &ev, &why) == UEVENT_BAD,
+	check(uevent_parse_kernel(msg, len, &ev, &why) == UEVENT_BAD,
 	   "kernel datagram DEVNAME=capi/7\\0/../../../x is bad (%s)", why);
 	len = (size_t)snprintf(msg, sizeof(msg),
 		"add@/devices/virtual/tty/capi!7%cACTION=add%cjunk%c"
 		"DEVPATH=/devices/virtual/tty/capi!7%cSUBSYSTEM=tty%c"
 		"MAJOR=240%cMINOR=7%cDEVNAME=capi/7", 0, 0, 0, 0, 0, 0, 0);
-	ok(uevent_parse_kernel(msg, len, &ev, &why) == UEVENT_BAD,
+	check(uevent_parse_kernel(msg, len, &ev, &why) == UEVENT_BAD,
 	   "kernel datagram ACTION=add\\0junk is bad (%s)", why);
-	return tap_done();
+	return done_testing();
 }

@@ -42,6 +42,8 @@
 #include <linux/capi.h>
 #include <capi20.h>
 
+#include "../tap.h"
+
 #define MAX_CALLS 256
 
 enum state { IDLE, DIALING, ACTIVE, B3_DIALING, B3_ACTIVE, B3_DOWN, DOWN };
@@ -59,23 +61,7 @@ static bool legacy, hold, no_echo;
 static size_t bulk;
 static struct call calls[MAX_CALLS];
 static unsigned int msgnum = 1;
-static int tap_n, tap_failed;
 static volatile sig_atomic_t stop;
-
-static void ok(bool cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	tap_n++;
-	if (!cond)
-		tap_failed++;
-	printf("%sok %d - ", cond ? "" : "not ", tap_n);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-}
 
 static double now(void)
 {
@@ -125,7 +111,7 @@ static int pump(int timeout_ms)
 		if (!c)
 			break;
 		if (info) {
-			ok(false, "CONNECT_CONF: Info 0x%04x %s", info,
+			check(false, "CONNECT_CONF: Info 0x%04x %s", info,
 			   capi_info2str((_cword)info));
 			c->state = DOWN;
 		} else {
@@ -144,7 +130,7 @@ static int pump(int timeout_ms)
 		if (!c)
 			break;
 		if (m.Info) {
-			ok(false, "CONNECT_B3_CONF: Info 0x%04x %s", m.Info,
+			check(false, "CONNECT_B3_CONF: Info 0x%04x %s", m.Info,
 			   capi_info2str(m.Info));
 			c->state = DOWN;
 		} else {
@@ -227,13 +213,13 @@ static void dial(void)
 			    NULL, 0 /* HDLC */, 1 /* transparent */,
 			    0 /* transparent */, NULL, NULL, NULL, NULL, NULL,
 			    NULL, NULL, NULL, NULL, NULL, NULL, NULL) != CapiNoError) {
-			ok(false, "call %u: CONNECT_REQ not accepted", i);
+			check(false, "call %u: CONNECT_REQ not accepted", i);
 			calls[i].state = DOWN;
 		}
 	}
 	settle(DIALING, 10);
 	for (i = 0; i < ncalls; i++)
-		ok(calls[i].state == ACTIVE, "call %u: connected, PLCI 0x%x",
+		check(calls[i].state == ACTIVE, "call %u: connected, PLCI 0x%x",
 		   i, calls[i].plci);
 
 	for (i = 0; i < ncalls; i++) {
@@ -246,7 +232,7 @@ static void dial(void)
 	}
 	settle(B3_DIALING, 10);
 	for (i = 0; i < ncalls; i++)
-		ok(calls[i].state == B3_ACTIVE, "call %u: B3 up, NCCI 0x%x", i,
+		check(calls[i].state == B3_ACTIVE, "call %u: B3 up, NCCI 0x%x", i,
 		   calls[i].ncci);
 }
 
@@ -383,24 +369,24 @@ static void use_ttys(void)
 			continue;
 		if (!capi20ext_get_tty_devname(applid, c->ncci, c->tty,
 					       sizeof(c->tty))) {
-			ok(false, "call %u: libcapi20 names no tty", i);
+			check(false, "call %u: libcapi20 names no tty", i);
 			continue;
 		}
 		c->unit = atoi(c->tty + strlen("/dev/capi/"));
-		ok(wait_name(c->tty), "call %u: %s appeared", i, c->tty);
+		check(wait_name(c->tty), "call %u: %s appeared", i, c->tty);
 		printf("TTY %u %s\n", i, c->tty);
 		if (no_echo)
 			continue;
-		ok(echo_through(c->tty, i), "call %u: bytes echoed through %s",
+		check(echo_through(c->tty, i), "call %u: bytes echoed through %s",
 		   i, c->tty);
 		if (bulk)
-			ok(bulk_through(c->tty, i),
+			check(bulk_through(c->tty, i),
 			   "call %u: %zu bytes streamed through %s came back in order",
 			   i, bulk, c->tty);
 		if (!legacy)
 			continue;
 		snprintf(leg, sizeof(leg), "/dev/capi20.%02d", c->unit);
-		ok(wait_name(leg) && echo_through(leg, i),
+		check(wait_name(leg) && echo_through(leg, i),
 		   "call %u: bytes echoed through %s", i, leg);
 	}
 }
@@ -433,7 +419,7 @@ static void hang_up(void)
 	for (i = 0; i < ncalls; i++)
 		if (calls[i].state != DOWN && calls[i].state != IDLE)
 			up++;
-	ok(up == 0, "hung up: %u call(s) still up", up);
+	check(up == 0, "hung up: %u call(s) still up", up);
 }
 
 static void on_signal(int sig)
@@ -445,7 +431,7 @@ static void on_signal(int sig)
 int main(int argc, char **argv)
 {
 	unsigned int err;
-	int c;
+	int c, rc;
 
 	while ((c = getopt(argc, argv, "c:n:w:lHEB:")) != -1) {
 		switch (c) {
@@ -470,15 +456,15 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
 	err = capi20_isinstalled();
-	ok(err == CapiNoError, "CAPI is installed (0x%04x %s)", err,
+	check(err == CapiNoError, "CAPI is installed (0x%04x %s)", err,
 	   capi_info2str((_cword)err));
 	if (err != CapiNoError)
 		goto out;
 	err = capi20_register(ncalls ? ncalls : 1, 7, 2048, &applid);
-	ok(err == CapiNoError, "application registered, ApplID %u", applid);
+	check(err == CapiNoError, "application registered, ApplID %u", applid);
 	if (err != CapiNoError)
 		goto out;
-	ok(capi20ext_set_flags(applid, CAPIFLAG_HIGHJACKING) == CapiNoError,
+	check(capi20ext_set_flags(applid, CAPIFLAG_HIGHJACKING) == CapiNoError,
 	   "CAPIFLAG_HIGHJACKING set");
 
 	if (ncalls) {
@@ -496,10 +482,10 @@ int main(int argc, char **argv)
 	}
 	if (ncalls)
 		hang_up();
-	ok(capi20_release(applid) == CapiNoError, "application released");
+	check(capi20_release(applid) == CapiNoError, "application released");
 out:
-	printf("1..%d\n", tap_n);
+	rc = done_testing();
 	printf("capi-call: %d passed, %d failed\n", tap_n - tap_failed,
 	       tap_failed);
-	return tap_failed ? 1 : 0;
+	return rc;
 }

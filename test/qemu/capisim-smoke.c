@@ -48,6 +48,8 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "../tap.h"
+
 #define CMD(c, s)	(((c) << 8) | (s))
 #define REQ	0x80
 #define CONF	0x81
@@ -65,27 +67,11 @@
 
 #define MAXCALLS 255
 
-static int tap_n, tap_failed;
 static int capifd;
 static unsigned int ctrl = 1;
 static uint16_t applid, msgnum;
 static const char *debugfs_dir;
 static const char *tty_prefix = "/dev/capi/";
-
-static void ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	tap_n++;
-	if (!cond)
-		tap_failed++;
-	printf("%s %d - ", cond ? "ok" : "not ok", tap_n);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-}
 
 static void bail(const char *fmt, ...)
 {
@@ -194,11 +180,11 @@ static uint32_t expect(struct msg *m, uint8_t cmd, uint8_t sub,
 		       const char *what)
 {
 	if (!recv_msg(m)) {
-		ok(0, "%s: got nothing", what);
+		check(0, "%s: got nothing", what);
 		return 0xffffffff;
 	}
 	if (m->b[4] != cmd || m->b[5] != sub) {
-		ok(0, "%s: got command 0x%02x/0x%02x, want 0x%02x/0x%02x",
+		check(0, "%s: got command 0x%02x/0x%02x, want 0x%02x/0x%02x",
 		   what, m->b[4], m->b[5], cmd, sub);
 		return 0xffffffff;
 	}
@@ -215,7 +201,7 @@ static uint32_t expect_conf(uint8_t cmd, uint16_t info, const char *what)
 	if (adr == 0xffffffff)
 		return adr;
 	got = get16(m.b + 12);
-	ok(got == info, "%s: Info 0x%04x (want 0x%04x)", what, got, info);
+	check(got == info, "%s: Info 0x%04x (want 0x%04x)", what, got, info);
 	return got == info ? adr : 0xffffffff;
 }
 
@@ -366,12 +352,12 @@ static void disconnect(struct call *c, const char *what)
 	expect_conf(C_DISCONNECT, 0, w);
 	if (c->ncci) {
 		adr = expect(&m, C_DISCONNECT_B3, IND, "DISCONNECT_B3_IND");
-		ok(adr == c->ncci, "%s: DISCONNECT_B3_IND for 0x%x", what,
+		check(adr == c->ncci, "%s: DISCONNECT_B3_IND for 0x%x", what,
 		   c->ncci);
 		send_simple(C_DISCONNECT_B3, RESP, c->ncci);
 	}
 	adr = expect(&m, C_DISCONNECT, IND, "DISCONNECT_IND");
-	ok(adr == c->plci, "%s: DISCONNECT_IND for 0x%x", what, c->plci);
+	check(adr == c->plci, "%s: DISCONNECT_IND for 0x%x", what, c->plci);
 	send_simple(C_DISCONNECT, RESP, c->plci);
 }
 
@@ -438,10 +424,10 @@ static void refuse_unload(int ncalls)
 	long r = syscall(SYS_delete_module, "capisim", O_NONBLOCK);
 	int e = errno;
 
-	ok(r < 0 && (e == EWOULDBLOCK || e == EBUSY),
+	check(r < 0 && (e == EWOULDBLOCK || e == EBUSY),
 	   "unloading capisim with %d calls up is refused (%s)", ncalls,
 	   r < 0 ? strerror(e) : "it unloaded");
-	ok(debugfs_connections() == ncalls,
+	check(debugfs_connections() == ncalls,
 	   "the %d calls survive the refused unload", ncalls);
 }
 
@@ -487,7 +473,7 @@ int main(int argc, char **argv)
 	rp.datablkcnt = 7;
 	rp.datablklen = 2048;
 	r = ioctl(capifd, CAPI_REGISTER, &rp);
-	ok(r > 0, "CAPI_REGISTER: ApplID %d", r);
+	check(r > 0, "CAPI_REGISTER: ApplID %d", r);
 	if (r <= 0)
 		bail("CAPI_REGISTER");
 	applid = r;
@@ -495,19 +481,19 @@ int main(int argc, char **argv)
 	memset(&io, 0, sizeof(io));
 	io.contr = ctrl;
 	r = ioctl(capifd, CAPI_GET_MANUFACTURER, &io);
-	ok(r == 0 && strstr((char *)io.manufacturer, "capisim"),
+	check(r == 0 && strstr((char *)io.manufacturer, "capisim"),
 	   "manufacturer of controller %u: \"%.64s\"", ctrl,
 	   r ? "" : (char *)io.manufacturer);
 	memset(&io, 0, sizeof(io));
 	io.contr = ctrl;
 	r = ioctl(capifd, CAPI_GET_PROFILE, &io);
-	ok(r == 0 && io.profile.nbchannel >= ncalls + 1,
+	check(r == 0 && io.profile.nbchannel >= ncalls + 1,
 	   "profile: %u B channels, %u controller(s), enough for %d calls",
 	   io.profile.nbchannel, io.profile.ncontroller, ncalls + 1);
 	if (r || io.profile.nbchannel < ncalls + 1)
 		bail("not enough B channels: load capisim with nbchan=%d",
 		     ncalls + 1);
-	ok(ioctl(capifd, CAPI_SET_FLAGS, &flags) == 0,
+	check(ioctl(capifd, CAPI_SET_FLAGS, &flags) == 0,
 	   "CAPI_SET_FLAGS CAPIFLAG_HIGHJACKING");
 
 	listen_req(1);
@@ -519,13 +505,13 @@ int main(int argc, char **argv)
 		if (call_out(&calls[i], i) < 0)
 			bail("call %d failed", i);
 		r = open_tty(&calls[i]);
-		ok(r == 0, "call %d: PLCI 0x%x NCCI 0x%x, %s%d", i,
+		check(r == 0, "call %d: PLCI 0x%x NCCI 0x%x, %s%d", i,
 		   calls[i].plci, calls[i].ncci, tty_prefix, calls[i].unit);
 	}
 	for (i = 0; i < ncalls; i++)
-		ok(echo_test(&calls[i], i) == 0, "call %d: data written to %s%d comes back",
+		check(echo_test(&calls[i], i) == 0, "call %d: data written to %s%d comes back",
 		   i, tty_prefix, calls[i].unit);
-	ok(debugfs_connections() == ncalls, "debugfs connections lists %d calls",
+	check(debugfs_connections() == ncalls, "debugfs connections lists %d calls",
 	   ncalls);
 	if (keep) {
 		printf("# exiting with %d calls up\n", ncalls);
@@ -558,7 +544,7 @@ int main(int argc, char **argv)
 	expect_conf(C_LISTEN, 0x2002, "LISTEN_REQ with a PLCI as controller");
 	start(&m, C_CONNECT_ACTIVE, REQ, calls[0].plci);
 	r = send_msg(&m);
-	ok(r == 0x1102, "CONNECT_ACTIVE_REQ refused: error 0x%04x", r);
+	check(r == 0x1102, "CONNECT_ACTIVE_REQ refused: error 0x%04x", r);
 
 	/* use up the B channels: one call short, then out of PLCI */
 	for (i = ncalls; i < io.profile.nbchannel && nextra < MAXCALLS; i++) {
@@ -574,7 +560,7 @@ int main(int argc, char **argv)
 		expect(&c, C_CONNECT_ACTIVE, IND, "CONNECT_ACTIVE_IND");
 		send_simple(C_CONNECT_ACTIVE, RESP, get32(c.b + 8));
 	}
-	ok(ncalls + nextra == io.profile.nbchannel,
+	check(ncalls + nextra == io.profile.nbchannel,
 	   "%d more calls fill the %u B channels", nextra,
 	   io.profile.nbchannel);
 	connect_req("5550001");
@@ -584,9 +570,9 @@ int main(int argc, char **argv)
 
 	/* incoming call, remote B3 connection, remote hangup */
 	r = debugfs_write("incoming", "5551234 5559876");
-	ok(r == 0, "debugfs incoming: %s", r ? strerror(-r) : "ok");
+	check(r == 0, "debugfs incoming: %s", r ? strerror(-r) : "ok");
 	in.plci = expect(&m, C_CONNECT, IND, "CONNECT_IND");
-	ok(in.plci != 0xffffffff && get16(m.b + 12) == 2 &&
+	check(in.plci != 0xffffffff && get16(m.b + 12) == 2 &&
 	   m.b[14] == 8 && !memcmp(m.b + 16, "5551234", 7),
 	   "CONNECT_IND: PLCI 0x%x, CIP 2, called 5551234", in.plci);
 	start(&m, C_CONNECT, RESP, in.plci);
@@ -595,49 +581,49 @@ int main(int argc, char **argv)
 		put8(&m, 0);
 	send_msg(&m);
 	adr = expect(&m, C_CONNECT_ACTIVE, IND, "CONNECT_ACTIVE_IND (in)");
-	ok(adr == in.plci, "incoming call connected");
+	check(adr == in.plci, "incoming call connected");
 	send_simple(C_CONNECT_ACTIVE, RESP, in.plci);
 	r = debugfs_write("connect_b3", "0x%x", in.plci);
-	ok(r == 0, "debugfs connect_b3: %s", r ? strerror(-r) : "ok");
+	check(r == 0, "debugfs connect_b3: %s", r ? strerror(-r) : "ok");
 	in.ncci = expect(&m, C_CONNECT_B3, IND, "CONNECT_B3_IND");
 	start(&m, C_CONNECT_B3, RESP, in.ncci);
 	put16(&m, 0);
 	put8(&m, 0);
 	send_msg(&m);
 	adr = expect(&m, C_CONNECT_B3_ACTIVE, IND, "CONNECT_B3_ACTIVE_IND (in)");
-	ok(adr == in.ncci, "remote B3 connection 0x%x up", in.ncci);
+	check(adr == in.ncci, "remote B3 connection 0x%x up", in.ncci);
 	send_simple(C_CONNECT_B3_ACTIVE, RESP, in.ncci);
 	r = open_tty(&in);
 	if (r == 0)
 		r = echo_test(&in, 99);
-	ok(r == 0, "incoming call: tty %s%d echoes", tty_prefix, in.unit);
+	check(r == 0, "incoming call: tty %s%d echoes", tty_prefix, in.unit);
 	close(in.tty);
 	/* numbers are checked, not cut to 16 bits: 0x10000 is no reason */
 	r = debugfs_write("hangup", "0x%x 0x10000", in.ncci);
-	ok(r == -EINVAL, "debugfs hangup with REASON 0x10000 is refused: %s",
+	check(r == -EINVAL, "debugfs hangup with REASON 0x10000 is refused: %s",
 	   r ? strerror(-r) : "accepted");
 	r = debugfs_write("disconnect_b3", "0x%x 0x10000", in.ncci);
-	ok(r == -EINVAL, "debugfs disconnect_b3 with REASON_B3 0x10000 is refused: %s",
+	check(r == -EINVAL, "debugfs disconnect_b3 with REASON_B3 0x10000 is refused: %s",
 	   r ? strerror(-r) : "accepted");
-	ok(debugfs_connections() >= 1, "the call survives the refused writes");
+	check(debugfs_connections() >= 1, "the call survives the refused writes");
 	r = debugfs_write("hangup", "0x%x", in.ncci);
-	ok(r == 0, "debugfs hangup: %s", r ? strerror(-r) : "ok");
+	check(r == 0, "debugfs hangup: %s", r ? strerror(-r) : "ok");
 	adr = expect(&m, C_DISCONNECT_B3, IND, "DISCONNECT_B3_IND (remote)");
-	ok(adr == in.ncci, "remote hangup: DISCONNECT_B3_IND");
+	check(adr == in.ncci, "remote hangup: DISCONNECT_B3_IND");
 	send_simple(C_DISCONNECT_B3, RESP, in.ncci);
 	adr = expect(&m, C_DISCONNECT, IND, "DISCONNECT_IND (remote)");
-	ok(adr == in.plci && get16(m.b + 12) == 0x3490,
+	check(adr == in.plci && get16(m.b + 12) == 0x3490,
 	   "remote hangup: DISCONNECT_IND, reason 0x%04x", get16(m.b + 12));
 	send_simple(C_DISCONNECT, RESP, in.plci);
 	r = debugfs_write("hangup", "0x%x", in.plci);
-	ok(r == -ENOENT, "hangup of a released PLCI: %s", strerror(-r));
+	check(r == -ENOENT, "hangup of a released PLCI: %s", strerror(-r));
 
 	/* local clearing */
 	for (i = 0; i < ncalls; i++)
 		disconnect(&calls[i], "call");
 	usleep(200000);
-	ok(debugfs_connections() == 0, "no connections left");
-	ok(debugfs_echo_bytes() == 0, "no echo data held (echo_bytes %ld)",
+	check(debugfs_connections() == 0, "no connections left");
+	check(debugfs_echo_bytes() == 0, "no echo data held (echo_bytes %ld)",
 	   debugfs_echo_bytes());
 	for (i = 0; i < ncalls; i++) {
 		char path[64];
@@ -647,10 +633,9 @@ int main(int argc, char **argv)
 		if (stat(path, &st) == 0)
 			break;
 	}
-	ok(i == ncalls, "the ttys are gone");
+	check(i == ncalls, "the ttys are gone");
 out:
 	close(capifd);
 
-	printf("1..%d\n", tap_n);
-	return tap_failed ? 1 : 0;
+	return done_testing();
 }
