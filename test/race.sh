@@ -55,10 +55,14 @@ race_devd() {	# race_devd EVENTS [OPTIONS]: replay into $R
 # which adds to pairs[] and writes the events for U to stdout; race those
 # events, replayed REP times, against a swapper of those pairs.  Then,
 # ARM - 1 times, with the swapper stopped, call SETUP_rearm to undo what
-# the daemon did, and race again.
+# the daemon did, and race again.  With ARM > 1, what the daemon did is
+# counted into $made by SETUP_made before each undo and at the end, with
+# the swapper stopped: nothing at these names changes under us, and the
+# test shows that the daemon did something.
 rounds() {
 	local setup=$1 first u r a
 	shift
+	made=0
 	for ((first = 0; first < K; first += PER)); do
 		pairs=()
 		for ((u = first; u < first + PER; u++)); do $setup "$u" >"$R/ev.$u"; done
@@ -66,12 +70,16 @@ rounds() {
 			for ((u = first; u < first + PER; u++)); do cat "$R/ev.$u"; done
 		done >"$R/ev"
 		for ((a = 0; a < ${ARM:-1}; a++)); do
-			[ $a = 0 ] || "${setup}_rearm"
+			if [ $a != 0 ]; then
+				made=$((made + $("${setup}_made")))
+				"${setup}_rearm"
+			fi
 			swap_start "$R/dev" "${pairs[@]}"
 			race_devd "$R/ev" "$@"
 			swap_stop
 		done
 	done
+	[ "${ARM:-1}" = 1 ] || made=$((made + $("${setup}_made")))
 }
 outside_unchanged() {	# outside_unchanged WHAT
 	local changed
@@ -105,19 +113,11 @@ perms_unit() {
 	pairs+=("capi/$1:capi/.p$1")
 	ev add "capi/$1" 240 "$1"
 }
-# The swapper is stopped: nothing at these names changes under us.  The
-# nodes the daemon fixed are counted, so that the test shows it did.
-perms_fixed() { find "$R/dev/capi" -type c -perm 0660 -group "$GID" | wc -l; }
-perms_unit_rearm() {
-	made=$((made + $(perms_fixed)))
-	find "$R/dev/capi" -type c -exec chmod 0600 {} +
-}
-made=0
+perms_unit_made() { find "$R/dev/capi" -type c -perm 0660 -group "$GID" | wc -l; }
+perms_unit_rearm() { find "$R/dev/capi" -type c -exec chmod 0600 {} +; }
 REP=10 ARM=5 rounds perms_unit
-made=$((made + $(perms_fixed)))
 outside_unchanged "chmod and chgrp of raced nodes"
-if [ "$made" -gt 0 ]; then pass "chmod and chgrp of raced nodes: $made node(s) got group and mode"
-else fail "chmod and chgrp of raced nodes: some node got group and mode"; fi
+check "chmod and chgrp of raced nodes: $made node(s) got group and mode" test "$made" -gt 0
 
 # Item 1, after mknod: nothing is at the name, then a symlink to a file
 # outside comes and goes.  A mode with a special bit makes the daemon
@@ -129,18 +129,12 @@ mknod_unit() {
 	pairs+=("capi/$1:capi/.p$1")
 	ev add "capi/$1" 240 "$1"
 }
-mknod_made() { find "$R/dev/capi" -type c -perm 2660 -group "$GID" | wc -l; }
-mknod_unit_rearm() {
-	made=$((made + $(mknod_made)))
-	find "$R/dev/capi" -type c -delete
-}
-made=0
+mknod_unit_made() { find "$R/dev/capi" -type c -perm 2660 -group "$GID" | wc -l; }
+mknod_unit_rearm() { find "$R/dev/capi" -type c -delete; }
 REP=10 ARM=3 rounds mknod_unit --mode=02660
-made=$((made + $(mknod_made)))
 outside_unchanged "mknod, then chgrp and chmod"
-if [ "$made" -gt 0 ]; then pass "mknod, then chgrp and chmod: $made node(s) made"
-else fail "mknod, then chgrp and chmod: some node made"
-	find "$R/dev/capi" -printf '%y %m %G %p %l\n' | head -20 | diag; tail -20 "$R/log" | diag; fi
+check "mknod, then chgrp and chmod: $made node(s) made" test "$made" -gt 0 ||
+	{ find "$R/dev/capi" -printf '%y %m %G %p %l\n' | head -20 | diag; tail -20 "$R/log" | diag; }
 
 # Item 4: a remove takes our link; the swapper exchanges it with a regular
 # file, and puts the link back whenever it is gone.
@@ -172,16 +166,11 @@ link_unit() {
 	ev add "capi/$1" 240 "$1"
 }
 linked() { find "$R/dev" -maxdepth 1 -lname 'capi/[0-9]*' ! -lname 'capi/999*' "$@"; }
-link_unit_rearm() {
-	made=$((made + $(linked | wc -l)))
-	linked -exec ln -sfn capi/999 {} \;
-}
-made=0
+link_unit_made() { linked | wc -l; }
+link_unit_rearm() { linked -exec ln -sfn capi/999 {} \;; }
 REP=10 ARM=2 rounds link_unit
-linked=$((made + $(linked | wc -l)))
 files_kept "replace of a link"
-if [ "$linked" -gt 0 ]; then pass "replace of a link: $linked link(s) replaced"
-else fail "replace of a link: some link replaced"; fi
+check "replace of a link: $made link(s) replaced" test "$made" -gt 0
 
 # Item 4: the pre-fix move of /dev/capi (char 68:0) to /dev/capi20; the
 # swapper exchanges capi with a symlink to a file outside.  A root of its
@@ -205,11 +194,9 @@ for ((first = 0; first < K; first += PER)); do
 	swap_stop
 done
 bad=$(find "$R" -path '*/dev/capi20' -type l | wc -l)
-if [ "$bad" = 0 ]; then pass "pre-fix move: no symlink ends up at capi20 ($K rounds)"
-else fail "pre-fix move: no symlink ends up at capi20 ($bad of $K rounds did)"; fi
+check "pre-fix move: no symlink ends up at capi20 ($bad of $K rounds did)" test "$bad" = 0
 moved=$(find "$R" -path '*/dev/capi20' -type c | wc -l)
-if [ "$moved" -gt 0 ]; then pass "pre-fix move: $moved node(s) at capi20"
-else fail "pre-fix move: some node at capi20"; fi
+check "pre-fix move: $moved node(s) at capi20" test "$moved" -gt 0
 outside_unchanged "pre-fix move"
 
 done_testing

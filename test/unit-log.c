@@ -49,9 +49,9 @@ int main(void)
 	close(fd);
 	unlink(path);
 	check(strstr(out, "unit-log: warning: target \"x\\nunit-log: error: forged\"\n") != NULL,
-	   "a newline in an argument is escaped");
+	      "a newline in an argument is escaped");
 	check(!strstr(out, "\nunit-log: error: forged"), "no forged line");
 	check(strstr(out, "unit-log: warning: 5 similar messages suppressed\n") != NULL,
-	   "the summary is flushed at exit");
+	      "the summary is flushed at exit");
 	return done_testing();
 }

@@ -57,34 +57,34 @@ int main(void)
 	char name[32];
 
 	policy_is(tty(CAPI_ADD, CAPI_MODERN, 7), OWN_ALL,
-	      "node capi/7 perms;link capi20.07>capi/7;",
-	      "modern tty 7, no udevd");
+	          "node capi/7 perms;link capi20.07>capi/7;",
+	          "modern tty 7, no udevd");
 	policy_is(tty(CAPI_ADD, CAPI_MODERN, 123), OWN_ALL,
-	      "node capi/123 perms;link capi20.123>capi/123;",
-	      "modern tty 123: three digits");
+	          "node capi/123 perms;link capi20.123>capi/123;",
+	          "modern tty 123: three digits");
 	policy_is(tty(CAPI_REMOVE, CAPI_MODERN, 7), OWN_ALL,
-	      "unlink capi20.07>capi/7;gone capi/7;",
-	      "modern tty 7 removed");
+	          "unlink capi20.07>capi/7;gone capi/7;",
+	          "modern tty 7 removed");
 	policy_is(tty(CAPI_ADD, CAPI_MODERN, 7), OWN_PREFIX, "",
-	      "with udevd, modern names are the rules' business");
+	          "with udevd, modern names are the rules' business");
 	policy_is(control(CAPI_ADD, CAPI_MODERN), OWN_ALL,
-	      "node capi20 perms;link isdn/capi20>../capi20;",
-	      "modern control device");
+	          "node capi20 perms;link isdn/capi20>../capi20;",
+	          "modern control device");
 	policy_is(control(CAPI_REMOVE, CAPI_MODERN), OWN_ALL,
-	      "unlink isdn/capi20>../capi20;rmdir isdn;",
-	      "modern control device removed: the node stays");
+	          "unlink isdn/capi20>../capi20;rmdir isdn;",
+	          "modern control device removed: the node stays");
 	policy_is(control(CAPI_ADD, CAPI_PREFIX), OWN_ALL,
-	      "move capi;node capi20 perms;dir capi;link isdn/capi20>../capi20;",
-	      "pre-fix control device is moved out of the way");
+	          "move capi;node capi20 perms;dir capi;link isdn/capi20>../capi20;",
+	          "pre-fix control device is moved out of the way");
 	policy_is(control(CAPI_ADD, CAPI_PREFIX), OWN_PREFIX,
-	      "move capi;node capi20;dir capi;link isdn/capi20>../capi20;",
-	      "pre-fix control device with udevd: no perms");
+	          "move capi;node capi20;dir capi;link isdn/capi20>../capi20;",
+	          "pre-fix control device with udevd: no perms");
 	policy_is(tty(CAPI_ADD, CAPI_PREFIX, 3), OWN_ALL,
-	      "move capi;dir capi;node capi3 perms;link capi/3>../capi3;"
-	      "link capi20.03>capi/3;", "pre-fix tty 3");
+	          "move capi;dir capi;node capi3 perms;link capi/3>../capi3;"
+	          "link capi20.03>capi/3;", "pre-fix tty 3");
 	policy_is(tty(CAPI_REMOVE, CAPI_PREFIX, 3), OWN_PREFIX,
-	      "unlink capi20.03>capi/3;unlink capi/3>../capi3;gone capi3;",
-	      "pre-fix tty 3 removed");
+	          "unlink capi20.03>capi/3;unlink capi/3>../capi3;gone capi3;",
+	          "pre-fix tty 3 removed");
 
 	policy_legacy_name(0, name, sizeof(name));
 	is_str(name, "capi20.00", "unit 0");
@@ -101,6 +101,6 @@ int main(void)
 	check(!policy_link_is_ours(SHAPE_ISDN, "../capi"), "../capi is not");
 	check(policy_link_is_ours(SHAPE_PREFIX_TTY, "../capi4"), "../capi4 is ours");
 	check(!policy_link_is_ours(SHAPE_PREFIX_TTY, "../capi20.04"),
-	   "../capi20.04 is not");
+	      "../capi20.04 is not");
 	return done_testing();
 }

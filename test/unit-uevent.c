@@ -34,7 +34,7 @@ static void bad(const char *props, const char *want_why)
 	enum uevent_verdict v = record(props, &ev, &why);
 
 	check(v == UEVENT_BAD && !strcmp(why, want_why), "bad: %s (%s)",
-	   want_why, why);
+	      want_why, why);
 }
 
 int main(void)
@@ -48,7 +48,7 @@ int main(void)
 	uevent_set_tty_major(240, NULL);
 
 	check(record(TTY "DEVNAME=capi/7|SEQNUM=42", &ev, &why) == UEVENT_OK,
-	   "modern tty parses");
+	      "modern tty parses");
 	is_int(ev.kind, CAPI_TTY, "kind tty");
 	is_int(ev.scheme, CAPI_MODERN, "scheme modern");
 	is_int(ev.unit, 7, "unit 7");
@@ -56,27 +56,27 @@ int main(void)
 	is_int(ev.seqnum, 42, "seqnum");
 
 	check(record("ACTION=remove|DEVPATH=/devices/virtual/tty/capi123|"
-		  "SUBSYSTEM=tty|MAJOR=240|MINOR=123|DEVNAME=capi123",
-		  &ev, &why) == UEVENT_OK && ev.scheme == CAPI_PREFIX &&
-	   ev.unit == 123 && ev.action == CAPI_REMOVE,
-	   "pre-fix tty capi123 remove");
+		     "SUBSYSTEM=tty|MAJOR=240|MINOR=123|DEVNAME=capi123",
+		     &ev, &why) == UEVENT_OK && ev.scheme == CAPI_PREFIX &&
+	      ev.unit == 123 && ev.action == CAPI_REMOVE,
+	      "pre-fix tty capi123 remove");
 	check(record("ACTION=add|DEVPATH=/devices/virtual/capi/capi|"
-		  "SUBSYSTEM=capi|MAJOR=68|MINOR=0|DEVNAME=capi",
-		  &ev, &why) == UEVENT_OK && ev.kind == CAPI_CONTROL &&
-	   ev.scheme == CAPI_PREFIX, "pre-fix control device");
+		     "SUBSYSTEM=capi|MAJOR=68|MINOR=0|DEVNAME=capi",
+		     &ev, &why) == UEVENT_OK && ev.kind == CAPI_CONTROL &&
+	      ev.scheme == CAPI_PREFIX, "pre-fix control device");
 	check(record("ACTION=change|DEVPATH=/devices/virtual/capi/capi20|"
-		  "SUBSYSTEM=capi|MAJOR=68|MINOR=0|DEVNAME=capi20",
-		  &ev, &why) == UEVENT_OK && ev.action == CAPI_ADD &&
-	   ev.scheme == CAPI_MODERN, "change is applied like add");
+		     "SUBSYSTEM=capi|MAJOR=68|MINOR=0|DEVNAME=capi20",
+		     &ev, &why) == UEVENT_OK && ev.action == CAPI_ADD &&
+	      ev.scheme == CAPI_MODERN, "change is applied like add");
 
 	check(record("ACTION=add|DEVPATH=/devices/platform/serial8250/tty/ttyS0|"
-		  "SUBSYSTEM=tty|MAJOR=4|MINOR=64|DEVNAME=ttyS0", &ev, &why) ==
-	   UEVENT_IGNORE, "other ttys are ignored");
+		     "SUBSYSTEM=tty|MAJOR=4|MINOR=64|DEVNAME=ttyS0", &ev, &why) ==
+	      UEVENT_IGNORE, "other ttys are ignored");
 	check(record("ACTION=add|DEVPATH=/module/kernelcapi|SUBSYSTEM=module",
-		  &ev, &why) == UEVENT_IGNORE, "module events are ignored");
+		     &ev, &why) == UEVENT_IGNORE, "module events are ignored");
 	check(record("ACTION=bind|DEVPATH=/devices/virtual/capi/capi20|"
-		  "SUBSYSTEM=capi", &ev, &why) == UEVENT_IGNORE,
-	   "bind is ignored");
+		     "SUBSYSTEM=capi", &ev, &why) == UEVENT_IGNORE,
+	      "bind is ignored");
 
 	bad("DEVPATH=/devices/virtual/tty/capi!7|SUBSYSTEM=tty|DEVNAME=capi/7",
 	    "no ACTION");
@@ -118,9 +118,9 @@ int main(void)
 		"MAJOR=240%cMINOR=3%cDEVNAME=capi/3%cSEQNUM=9", 0, 0, 0, 0,
 		0, 0, 0);
 	check(uevent_parse_kernel(msg, len, &ev, &why) == UEVENT_OK &&
-	   ev.unit == 3 && ev.seqnum == 9, "kernel datagram parses");
+	      ev.unit == 3 && ev.seqnum == 9, "kernel datagram parses");
 	check(uevent_parse_kernel("ACTION=add", 10, &ev, &why) == UEVENT_BAD,
-	   "kernel datagram without header is bad");
+	      "kernel datagram without header is bad");
 
 	/* A tty record makes only a node of the CAPI tty driver. */
 	bad("ACTION=add|DEVPATH=/devices/virtual/tty/capi!1|SUBSYSTEM=tty|"
@@ -140,12 +140,12 @@ int main(void)
 	bad("ACTION=add|DEVPATH=/devices/virtual/tty/capi!7|SUBSYSTEM=tty|"
 	    "MAJOR=240|MINOR=8|DEVNAME=capi/7", "tty minor is not its unit number");
 	check(record("ACTION=add|DEVPATH=/devices/virtual/tty/capi!255|"
-		  "SUBSYSTEM=tty|MAJOR=240|MINOR=255|DEVNAME=capi/255", &ev,
-		  &why) == UEVENT_OK, "tty 255, the last minor, parses");
+		     "SUBSYSTEM=tty|MAJOR=240|MINOR=255|DEVNAME=capi/255", &ev,
+		     &why) == UEVENT_OK, "tty 255, the last minor, parses");
 	check(record("ACTION=remove|DEVPATH=/devices/virtual/tty/capi!7|"
-		  "SUBSYSTEM=tty|MAJOR=239|MINOR=7|DEVNAME=capi/7", &ev,
-		  &why) == UEVENT_OK,
-	   "a remove is not held to the major (the driver may be gone)");
+		     "SUBSYSTEM=tty|MAJOR=239|MINOR=7|DEVNAME=capi/7", &ev,
+		     &why) == UEVENT_OK,
+	      "a remove is not held to the major (the driver may be gone)");
 
 	/* The major from a /proc/devices. */
 	{
@@ -159,13 +159,13 @@ int main(void)
 		fclose(pf);
 		uevent_set_tty_major(0, path);
 		check(record("ACTION=add|DEVPATH=/devices/virtual/tty/capi!7|"
-			  "SUBSYSTEM=tty|MAJOR=239|MINOR=7|DEVNAME=capi/7", &ev,
-			  &why) == UEVENT_OK, "/proc/devices: capi! 239 is taken");
+			     "SUBSYSTEM=tty|MAJOR=239|MINOR=7|DEVNAME=capi/7", &ev,
+			     &why) == UEVENT_OK, "/proc/devices: capi! 239 is taken");
 		bad(TTY "DEVNAME=capi/7",
 		    "tty major is not the CAPI tty driver's (/proc/devices)");
 		check(record("ACTION=add|DEVPATH=/devices/virtual/tty/capi7|"
-			  "SUBSYSTEM=tty|MAJOR=241|MINOR=7|DEVNAME=capi7", &ev,
-			  &why) == UEVENT_OK, "/proc/devices: pre-fix capi 241");
+			     "SUBSYSTEM=tty|MAJOR=241|MINOR=7|DEVNAME=capi7", &ev,
+			     &why) == UEVENT_OK, "/proc/devices: pre-fix capi 241");
 		bad("ACTION=add|DEVPATH=/devices/virtual/tty/capi7|"
 		    "SUBSYSTEM=tty|MAJOR=239|MINOR=7|DEVNAME=capi7",
 		    "tty major is not the CAPI tty driver's (/proc/devices)");
@@ -182,11 +182,11 @@ int main(void)
 		unlink(path);
 		uevent_set_tty_major(0, path);
 		check(record("ACTION=add|DEVPATH=/devices/virtual/tty/capi!7|"
-			  "SUBSYSTEM=tty|MAJOR=239|MINOR=7|DEVNAME=capi/7", &ev,
-			  &why) == UEVENT_OK, "no /proc/devices: dynamic major 239");
+			     "SUBSYSTEM=tty|MAJOR=239|MINOR=7|DEVNAME=capi/7", &ev,
+			     &why) == UEVENT_OK, "no /proc/devices: dynamic major 239");
 		check(record("ACTION=add|DEVPATH=/devices/virtual/tty/capi!7|"
-			  "SUBSYSTEM=tty|MAJOR=511|MINOR=7|DEVNAME=capi/7", &ev,
-			  &why) == UEVENT_OK, "no /proc/devices: dynamic major 511");
+			     "SUBSYSTEM=tty|MAJOR=511|MINOR=7|DEVNAME=capi/7", &ev,
+			     &why) == UEVENT_OK, "no /proc/devices: dynamic major 511");
 		bad("ACTION=add|DEVPATH=/devices/virtual/tty/capi!7|"
 		    "SUBSYSTEM=tty|MAJOR=1|MINOR=7|DEVNAME=capi/7",
 		    "tty major is no dynamic char major (234-254, 384-511), "
@@ -212,8 +212,8 @@ int main(void)
 		uevent_add_line(&f, "MINOR=7", 7);
 		uevent_add_line(&f, "DEVNAME=capi/7", 14);
 		check(uevent_finish(&f, &ev, &why) == UEVENT_BAD &&
-		   !strcmp(why, "NUL byte in a property"),
-		   "ACTION=add\\0junk is refused (%s)", why);
+		      !strcmp(why, "NUL byte in a property"),
+		      "ACTION=add\\0junk is refused (%s)", why);
 		uevent_reset(&f);
 		uevent_add_line(&f, "ACTION=add", 10);
 		uevent_add_line(&f, "DEVPATH=/devices/virtual/tty/capi!7", 35);
@@ -222,8 +222,8 @@ int main(void)
 		uevent_add_line(&f, "MINOR=7", 7);
 		uevent_add_line(&f, dn, sizeof(dn) - 1);
 		check(uevent_finish(&f, &ev, &why) == UEVENT_BAD &&
-		   !strcmp(why, "NUL byte in a property"),
-		   "DEVNAME=capi/7\\0/../../../x is refused (%s)", why);
+		      !strcmp(why, "NUL byte in a property"),
+		      "DEVNAME=capi/7\\0/../../../x is refused (%s)", why);
 	}
 	/* In a datagram a NUL ends the property: what follows is no KEY=VALUE. */
 	len = (size_t)snprintf(msg, sizeof(msg),
@@ -232,12 +232,12 @@ int main(void)
 		"MAJOR=240%cMINOR=7%cDEVNAME=capi/7%c/../../../x", 0, 0, 0, 0,
 		0, 0, 0);
 	check(uevent_parse_kernel(msg, len, &ev, &why) == UEVENT_BAD,
-	   "kernel datagram DEVNAME=capi/7\\0/../../../x is bad (%s)", why);
+	      "kernel datagram DEVNAME=capi/7\\0/../../../x is bad (%s)", why);
 	len = (size_t)snprintf(msg, sizeof(msg),
 		"add@/devices/virtual/tty/capi!7%cACTION=add%cjunk%c"
 		"DEVPATH=/devices/virtual/tty/capi!7%cSUBSYSTEM=tty%c"
 		"MAJOR=240%cMINOR=7%cDEVNAME=capi/7", 0, 0, 0, 0, 0, 0, 0);
 	check(uevent_parse_kernel(msg, len, &ev, &why) == UEVENT_BAD,
-	   "kernel datagram ACTION=add\\0junk is bad (%s)", why);
+	      "kernel datagram ACTION=add\\0junk is bad (%s)", why);
 	return done_testing();
 }

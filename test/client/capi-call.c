@@ -111,8 +111,8 @@ static int pump(int timeout_ms)
 		if (!c)
 			break;
 		if (info) {
-			check(false, "CONNECT_CONF: Info 0x%04x %s", info,
-			   capi_info2str((_cword)info));
+			fail("CONNECT_CONF: Info 0x%04x %s", info,
+			     capi_info2str((_cword)info));
 			c->state = DOWN;
 		} else {
 			c->plci = m.adr.adrPLCI;
@@ -130,8 +130,8 @@ static int pump(int timeout_ms)
 		if (!c)
 			break;
 		if (m.Info) {
-			check(false, "CONNECT_B3_CONF: Info 0x%04x %s", m.Info,
-			   capi_info2str(m.Info));
+			fail("CONNECT_B3_CONF: Info 0x%04x %s", m.Info,
+			     capi_info2str(m.Info));
 			c->state = DOWN;
 		} else {
 			c->ncci = m.adr.adrNCCI;
@@ -213,14 +213,14 @@ static void dial(void)
 			    NULL, 0 /* HDLC */, 1 /* transparent */,
 			    0 /* transparent */, NULL, NULL, NULL, NULL, NULL,
 			    NULL, NULL, NULL, NULL, NULL, NULL, NULL) != CapiNoError) {
-			check(false, "call %u: CONNECT_REQ not accepted", i);
+			fail("call %u: CONNECT_REQ not accepted", i);
 			calls[i].state = DOWN;
 		}
 	}
 	settle(DIALING, 10);
 	for (i = 0; i < ncalls; i++)
 		check(calls[i].state == ACTIVE, "call %u: connected, PLCI 0x%x",
-		   i, calls[i].plci);
+		      i, calls[i].plci);
 
 	for (i = 0; i < ncalls; i++) {
 		if (calls[i].state != ACTIVE)
@@ -233,7 +233,7 @@ static void dial(void)
 	settle(B3_DIALING, 10);
 	for (i = 0; i < ncalls; i++)
 		check(calls[i].state == B3_ACTIVE, "call %u: B3 up, NCCI 0x%x", i,
-		   calls[i].ncci);
+		      calls[i].ncci);
 }
 
 /* Wait for a name to appear, as pppdcapiplugin does: retry for a while. */
@@ -369,7 +369,7 @@ static void use_ttys(void)
 			continue;
 		if (!capi20ext_get_tty_devname(applid, c->ncci, c->tty,
 					       sizeof(c->tty))) {
-			check(false, "call %u: libcapi20 names no tty", i);
+			fail("call %u: libcapi20 names no tty", i);
 			continue;
 		}
 		c->unit = atoi(c->tty + strlen("/dev/capi/"));
@@ -378,16 +378,16 @@ static void use_ttys(void)
 		if (no_echo)
 			continue;
 		check(echo_through(c->tty, i), "call %u: bytes echoed through %s",
-		   i, c->tty);
+		      i, c->tty);
 		if (bulk)
 			check(bulk_through(c->tty, i),
-			   "call %u: %zu bytes streamed through %s came back in order",
-			   i, bulk, c->tty);
+			      "call %u: %zu bytes streamed through %s came back in order",
+			      i, bulk, c->tty);
 		if (!legacy)
 			continue;
 		snprintf(leg, sizeof(leg), "/dev/capi20.%02d", c->unit);
 		check(wait_name(leg) && echo_through(leg, i),
-		   "call %u: bytes echoed through %s", i, leg);
+		      "call %u: bytes echoed through %s", i, leg);
 	}
 }
 
@@ -457,7 +457,7 @@ int main(int argc, char **argv)
 
 	err = capi20_isinstalled();
 	check(err == CapiNoError, "CAPI is installed (0x%04x %s)", err,
-	   capi_info2str((_cword)err));
+	      capi_info2str((_cword)err));
 	if (err != CapiNoError)
 		goto out;
 	err = capi20_register(ncalls ? ncalls : 1, 7, 2048, &applid);
@@ -465,7 +465,7 @@ int main(int argc, char **argv)
 	if (err != CapiNoError)
 		goto out;
 	check(capi20ext_set_flags(applid, CAPIFLAG_HIGHJACKING) == CapiNoError,
-	   "CAPIFLAG_HIGHJACKING set");
+	      "CAPIFLAG_HIGHJACKING set");
 
 	if (ncalls) {
 		dial();

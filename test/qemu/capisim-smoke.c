@@ -185,7 +185,7 @@ static uint32_t expect(struct msg *m, uint8_t cmd, uint8_t sub,
 	}
 	if (m->b[4] != cmd || m->b[5] != sub) {
 		check(0, "%s: got command 0x%02x/0x%02x, want 0x%02x/0x%02x",
-		   what, m->b[4], m->b[5], cmd, sub);
+		      what, m->b[4], m->b[5], cmd, sub);
 		return 0xffffffff;
 	}
 	return get32(m->b + 8);
@@ -353,7 +353,7 @@ static void disconnect(struct call *c, const char *what)
 	if (c->ncci) {
 		adr = expect(&m, C_DISCONNECT_B3, IND, "DISCONNECT_B3_IND");
 		check(adr == c->ncci, "%s: DISCONNECT_B3_IND for 0x%x", what,
-		   c->ncci);
+		      c->ncci);
 		send_simple(C_DISCONNECT_B3, RESP, c->ncci);
 	}
 	adr = expect(&m, C_DISCONNECT, IND, "DISCONNECT_IND");
@@ -425,10 +425,10 @@ static void refuse_unload(int ncalls)
 	int e = errno;
 
 	check(r < 0 && (e == EWOULDBLOCK || e == EBUSY),
-	   "unloading capisim with %d calls up is refused (%s)", ncalls,
-	   r < 0 ? strerror(e) : "it unloaded");
+	      "unloading capisim with %d calls up is refused (%s)", ncalls,
+	      r < 0 ? strerror(e) : "it unloaded");
 	check(debugfs_connections() == ncalls,
-	   "the %d calls survive the refused unload", ncalls);
+	      "the %d calls survive the refused unload", ncalls);
 }
 
 int main(int argc, char **argv)
@@ -482,19 +482,19 @@ int main(int argc, char **argv)
 	io.contr = ctrl;
 	r = ioctl(capifd, CAPI_GET_MANUFACTURER, &io);
 	check(r == 0 && strstr((char *)io.manufacturer, "capisim"),
-	   "manufacturer of controller %u: \"%.64s\"", ctrl,
-	   r ? "" : (char *)io.manufacturer);
+	      "manufacturer of controller %u: \"%.64s\"", ctrl,
+	      r ? "" : (char *)io.manufacturer);
 	memset(&io, 0, sizeof(io));
 	io.contr = ctrl;
 	r = ioctl(capifd, CAPI_GET_PROFILE, &io);
 	check(r == 0 && io.profile.nbchannel >= ncalls + 1,
-	   "profile: %u B channels, %u controller(s), enough for %d calls",
-	   io.profile.nbchannel, io.profile.ncontroller, ncalls + 1);
+	      "profile: %u B channels, %u controller(s), enough for %d calls",
+	      io.profile.nbchannel, io.profile.ncontroller, ncalls + 1);
 	if (r || io.profile.nbchannel < ncalls + 1)
 		bail("not enough B channels: load capisim with nbchan=%d",
 		     ncalls + 1);
 	check(ioctl(capifd, CAPI_SET_FLAGS, &flags) == 0,
-	   "CAPI_SET_FLAGS CAPIFLAG_HIGHJACKING");
+	      "CAPI_SET_FLAGS CAPIFLAG_HIGHJACKING");
 
 	listen_req(1);
 	expect_conf(C_LISTEN, 0, "LISTEN_REQ, all services");
@@ -506,13 +506,13 @@ int main(int argc, char **argv)
 			bail("call %d failed", i);
 		r = open_tty(&calls[i]);
 		check(r == 0, "call %d: PLCI 0x%x NCCI 0x%x, %s%d", i,
-		   calls[i].plci, calls[i].ncci, tty_prefix, calls[i].unit);
+		      calls[i].plci, calls[i].ncci, tty_prefix, calls[i].unit);
 	}
 	for (i = 0; i < ncalls; i++)
 		check(echo_test(&calls[i], i) == 0, "call %d: data written to %s%d comes back",
-		   i, tty_prefix, calls[i].unit);
+		      i, tty_prefix, calls[i].unit);
 	check(debugfs_connections() == ncalls, "debugfs connections lists %d calls",
-	   ncalls);
+	      ncalls);
 	if (keep) {
 		printf("# exiting with %d calls up\n", ncalls);
 		goto out;
@@ -561,8 +561,8 @@ int main(int argc, char **argv)
 		send_simple(C_CONNECT_ACTIVE, RESP, get32(c.b + 8));
 	}
 	check(ncalls + nextra == io.profile.nbchannel,
-	   "%d more calls fill the %u B channels", nextra,
-	   io.profile.nbchannel);
+	      "%d more calls fill the %u B channels", nextra,
+	      io.profile.nbchannel);
 	connect_req("5550001");
 	expect_conf(C_CONNECT, 0x2003, "CONNECT_REQ with all B channels busy");
 	for (i = 0; i < nextra; i++)
@@ -573,8 +573,8 @@ int main(int argc, char **argv)
 	check(r == 0, "debugfs incoming: %s", r ? strerror(-r) : "ok");
 	in.plci = expect(&m, C_CONNECT, IND, "CONNECT_IND");
 	check(in.plci != 0xffffffff && get16(m.b + 12) == 2 &&
-	   m.b[14] == 8 && !memcmp(m.b + 16, "5551234", 7),
-	   "CONNECT_IND: PLCI 0x%x, CIP 2, called 5551234", in.plci);
+	      m.b[14] == 8 && !memcmp(m.b + 16, "5551234", 7),
+	      "CONNECT_IND: PLCI 0x%x, CIP 2, called 5551234", in.plci);
 	start(&m, C_CONNECT, RESP, in.plci);
 	put16(&m, 0);		/* accept */
 	for (i = 0; i < 8; i++)	/* B protocol ... additional info */
@@ -601,10 +601,10 @@ int main(int argc, char **argv)
 	/* numbers are checked, not cut to 16 bits: 0x10000 is no reason */
 	r = debugfs_write("hangup", "0x%x 0x10000", in.ncci);
 	check(r == -EINVAL, "debugfs hangup with REASON 0x10000 is refused: %s",
-	   r ? strerror(-r) : "accepted");
+	      r ? strerror(-r) : "accepted");
 	r = debugfs_write("disconnect_b3", "0x%x 0x10000", in.ncci);
 	check(r == -EINVAL, "debugfs disconnect_b3 with REASON_B3 0x10000 is refused: %s",
-	   r ? strerror(-r) : "accepted");
+	      r ? strerror(-r) : "accepted");
 	check(debugfs_connections() >= 1, "the call survives the refused writes");
 	r = debugfs_write("hangup", "0x%x", in.ncci);
 	check(r == 0, "debugfs hangup: %s", r ? strerror(-r) : "ok");
@@ -613,7 +613,7 @@ int main(int argc, char **argv)
 	send_simple(C_DISCONNECT_B3, RESP, in.ncci);
 	adr = expect(&m, C_DISCONNECT, IND, "DISCONNECT_IND (remote)");
 	check(adr == in.plci && get16(m.b + 12) == 0x3490,
-	   "remote hangup: DISCONNECT_IND, reason 0x%04x", get16(m.b + 12));
+	      "remote hangup: DISCONNECT_IND, reason 0x%04x", get16(m.b + 12));
 	send_simple(C_DISCONNECT, RESP, in.plci);
 	r = debugfs_write("hangup", "0x%x", in.plci);
 	check(r == -ENOENT, "hangup of a released PLCI: %s", strerror(-r));
@@ -624,7 +624,7 @@ int main(int argc, char **argv)
 	usleep(200000);
 	check(debugfs_connections() == 0, "no connections left");
 	check(debugfs_echo_bytes() == 0, "no echo data held (echo_bytes %ld)",
-	   debugfs_echo_bytes());
+	      debugfs_echo_bytes());
 	for (i = 0; i < ncalls; i++) {
 		char path[64];
 		struct stat st;
