@@ -1,7 +1,7 @@
 #!/bin/bash
 # The shipped files: the man page is lint-clean, the unit verifies and is
-# hardened to an exposure of 2.0 or lower, and the rules use no key that
-# udevd 252 rejects.
+# hardened to an exposure of 2.0 or lower, the rules use no key that
+# udevd 252 rejects, and test/README.md lists every VM scenario.
 set -u
 : "${CAPI_DEVD:?run through make check}"
 : "${TESTDIR:=$(cd "$(dirname "$0")" && pwd)}"
@@ -43,4 +43,20 @@ renames() { rules | grep -q 'NAME='; }
 links_prefix() { rules | grep 'KERNEL=="capi\[0-9\]\*"\|KERNEL=="capi"' | grep -q SYMLINK; }
 check "rules: no NAME= renaming" not renames
 check "rules: no links for pre-fix names" not links_prefix
+
+# test/README.md has a row for every VM scenario, with the boot that runs it.
+unlisted() {
+	local t group n
+	for t in "$SRC"/test/qemu/t-*.sh; do
+		group=$(sed -n 's|.*/scenario\.sh" \([a-z]*\)$|\1|p' "$t")
+		[ -n "$group" ] || continue
+		for n in $(sed -n 's/^run_scenarios //p' "$SRC/test/qemu/guest/scenarios-$group.sh"); do
+			grep -q "^| $n .*| \`test/qemu/${t##*/}\` |\$" "$SRC/test/README.md" ||
+				echo "$n (${t##*/})"
+		done
+	done
+}
+missing=$(unlisted)
+check "test/README.md lists every VM scenario with its boot" test -z "$missing" ||
+	diag "not listed: $missing"
 done_testing
