@@ -16,7 +16,7 @@ files() {
 	if git -C "$SRC" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 		git -C "$SRC" ls-files
 	else
-		(cd "$SRC" && find . \( -name .git -o -name build-aux -o -name autom4te.cache \
+		(cd "$SRC" && find . -type d \( -name .git -o -name build-aux -o -name autom4te.cache \
 			-o -name '_build' -o -name 'build*' -o -name 'capi-devd-*' \) -prune \
 			-o -type f -print | sed 's|^\./||')
 	fi
