@@ -70,6 +70,12 @@ none_match() {
 	return 0
 }
 settle() { udevadm settle -t 10 2>/dev/null || true; }
+# capi-devd's journal of this boot has a line that matches REGEX (grep's).
+journal_has() { journalctl -b -u capi-devd.service -o cat --no-pager | grep -q -- "$1"; }
+# capi-devd's STATUS= line, and one count of it: status_count WORD gives N
+# of "... N WORD, ...".
+status_text() { systemctl show -P StatusText capi-devd.service; }
+status_count() { status_text | sed -n "s/.* \([0-9][0-9]*\) $1,.*/\1/p"; }
 
 # The device number of a live tty unit, from sysfs.
 tty_dev() {	# tty_dev N -> "MAJ:MIN"

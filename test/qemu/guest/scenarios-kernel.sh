@@ -8,7 +8,7 @@ boot "capi-devd without udevd"
 setup() {
 	check "systemd-udevd is not running" test ! -e /run/udev/control
 	check "capi-devd.service is active" systemctl -q is-active capi-devd.service
-	check "capi-devd chose --source=kernel" bash -c "journalctl -b -u capi-devd.service -o cat --no-pager | grep -q 'source kernel'"
+	check "capi-devd chose --source=kernel" journal_has 'source kernel'
 	modprobe capisim $CAPISIM_PARAMS
 	check "capisim's controller is listed" wait_for 5 grep -q . /proc/capi/controller
 }
@@ -36,7 +36,7 @@ scenario_3() {
 	check "capi-devd is back" systemctl -q is-active capi-devd.service
 	contract "names made at start"
 	check "the stale /dev/capi20.77 is removed" test ! -L /dev/capi20.77
-	check "the start is logged with the stale link" bash -c "journalctl -b -u capi-devd.service -o cat --no-pager | grep -q 'removed stale link /dev/capi20.77'"
+	check "the start is logged with the stale link" journal_has 'removed stale link /dev/capi20.77'
 	for x in $(units); do echo_through "/dev/capi20.$(printf %02d "$x")" || break; done
 	check "bytes echo through the names made at start" test $? = 0
 	calls_down
@@ -76,8 +76,7 @@ scenario_11() {
 	# send from another network namespace reaches only that namespace.  The
 	# sends from root, last, must raise the count by exactly their number:
 	# so the earlier senders reached the daemon with nothing.
-	forged() { systemctl show -P StatusText capi-devd.service | sed -n 's/.* \([0-9][0-9]*\) forged,.*/\1/p'; }
-	forged_is() { [ "$(forged)" = "$1" ]; }
+	forged_is() { [ "$(status_count forged)" = "$1" ]; }
 	no_forged_name() {	# no_forged_name UNIT...
 		local u
 		for u; do
@@ -85,7 +84,7 @@ scenario_11() {
 		done
 		return 0
 	}
-	f0=$(forged)
+	f0=$(status_count forged)
 	check "STATUS= has a forged count ($f0)" test -n "$f0"
 	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups send-uevent 5 57 2>&1)
 	r=$?
@@ -109,9 +108,8 @@ scenario_11() {
 	check "as root, a forged datagram (port id not 0) is sent (status $r${out:+: $out})" test $r = 0
 	check "STATUS= counts exactly the 5 forged datagrams from root: forged $f0 -> $((f0 + 5))" \
 		wait_for 10 forged_is $((f0 + 5))
-	systemctl show -P StatusText capi-devd.service | diag
-	check "the daemon logs the drop" bash -c \
-		"journalctl -b -u capi-devd.service -o cat --no-pager | grep -q 'dropped a uevent not sent by the kernel (port [1-9]'"
+	status_text | diag
+	check "the daemon logs the drop" journal_has 'dropped a uevent not sent by the kernel (port [1-9]'
 	check "no name from any forged uevent (capi/57..60, capi20.57..60)" no_forged_name 57 58 59 60
 	verify "after the forged uevents"
 	no_dangling "after the forged uevents"

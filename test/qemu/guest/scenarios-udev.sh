@@ -7,7 +7,7 @@ boot "udevd + rules + capi-devd"
 
 setup() {
 	check "capi-devd.service is active" systemctl -q is-active capi-devd.service
-	check "capi-devd chose --source=udev" bash -c "journalctl -b -u capi-devd.service -o cat --no-pager | grep -q \"source udev\""
+	check "capi-devd chose --source=udev" journal_has 'source udev'
 	modprobe capisim $CAPISIM_PARAMS
 	check "capisim is loaded and its controller listed" wait_for 5 grep -q . /proc/capi/controller
 	settle
@@ -149,13 +149,14 @@ scenario_13() {
 	systemctl restart capi-devd.service
 	check "capi-devd runs with --rcvbuf=4096" bash -c \
 		"systemctl -q is-active capi-devd.service && tr '\\0' ' ' </proc/\$(systemctl show -P MainPID capi-devd.service)/cmdline | grep -q -- '--rcvbuf=4096'"
-	status_n() {	# status_n WORD: that count from STATUS=
-		systemctl show -P StatusText capi-devd.service | sed -n "s/.* \([0-9][0-9]*\) $1,.*/\1/p"
+	status_above() { [ "$(status_count "$1")" -gt "$2" ] 2>/dev/null; }
+	overflow_logged() {
+		journal_has 'events were lost (receive buffer full' &&
+			journal_has 'rescan after overflow: .*32 tty(s)'
 	}
-	status_above() { [ "$(status_n "$1")" -gt "$2" ] 2>/dev/null; }
 	tty_count() { ls -d /sys/class/tty/capi!* /sys/class/tty/capi[0-9]* 2>/dev/null | wc -l; }
 	tty_count_is() { [ "$(tty_count)" = "$1" ]; }
-	o0=$(status_n overflows) r0=$(status_n rescans)
+	o0=$(status_count overflows) r0=$(status_count rescans)
 	check "STATUS= has overflow and rescan counts ($o0, $r0)" test -n "$o0" -a -n "$r0"
 	systemctl kill -s STOP capi-devd.service
 	calls_up 32 -E
@@ -164,14 +165,12 @@ scenario_13() {
 	systemctl kill -s CONT capi-devd.service
 	check "the daemon saw the overflow (STATUS= overflows > $o0)" wait_for 20 status_above overflows "$o0"
 	check "and rescanned (STATUS= rescans > $r0)" wait_for 20 status_above rescans "$r0"
-	systemctl show -P StatusText capi-devd.service | diag
-	check "the overflow and the rescan are logged" bash -c \
-		"journalctl -b -u capi-devd.service -o cat --no-pager | grep -q 'events were lost (receive buffer full' &&
-		 journalctl -b -u capi-devd.service -o cat --no-pager | grep -q 'rescan after overflow: .*32 tty(s)'"
+	status_text | diag
+	check "the overflow and the rescan are logged" overflow_logged
 	settle
 	contract "32 calls, after the overflow"
 	verify "32 calls, after the overflow"
-	o1=$(status_n overflows) r1=$(status_n rescans)
+	o1=$(status_count overflows) r1=$(status_count rescans)
 	systemctl kill -s STOP capi-devd.service
 	calls_down
 	settle
@@ -182,12 +181,11 @@ scenario_13() {
 	systemctl kill -s CONT capi-devd.service
 	check "the daemon saw the second overflow (STATUS= overflows > $o1)" wait_for 20 status_above overflows "$o1"
 	check "and rescanned (STATUS= rescans > $r1)" wait_for 20 status_above rescans "$r1"
-	systemctl show -P StatusText capi-devd.service | diag
+	status_text | diag
 	settle
 	wait_for 10 none_match '/dev/capi20.*' '/dev/capi/*'
 	names_gone "after the hang-up storm"
-	check "the rescan removed the 32 stale links" bash -c \
-		"journalctl -b -u capi-devd.service -o cat --no-pager | grep -q 'rescan after overflow: .* 32 stale link(s) removed'"
+	check "the rescan removed the 32 stale links" journal_has 'rescan after overflow: .* 32 stale link(s) removed'
 	no_dangling "after the hang-up storm"
 	verify "after the hang-up storm"
 	rm -f /run/systemd/system/capi-devd.service.d/rcvbuf.conf
