@@ -6,8 +6,8 @@
 #
 #   pass DESC            one test that passed
 #   fail DESC            one test that failed
-#   check DESC CMD...    one test: passes when CMD succeeds; returns CMD's
-#                        status, so that "check ... || diag ..." explains
+#   check DESC CMD...    one test: passes when CMD succeeds; returns 1 when
+#                        it failed, so that "check ... || diag ..." explains
 #   not CMD...           succeeds when CMD fails: "check DESC not CMD..."
 #   skip DESC WHY        one test that cannot run here: "ok N - DESC # SKIP WHY"
 #   todo WHY             the next test is known to fail, for WHY: its "not
