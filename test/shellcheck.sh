@@ -4,16 +4,17 @@
 # asked for), following what each sources (-x).  One test a script.
 set -u
 : "${TESTDIR:=$(cd "$(dirname "$0")" && pwd)}"
-SRC=$(cd "$TESTDIR/.." && pwd)
+SRC=$(cd "$TESTDIR/.." && pwd -P)
 # shellcheck source=test/tap.sh
 . "$TESTDIR/tap.sh"
 need shellcheck shellcheck
 
-# The scripts: the files git tracks, or in a tarball every file; a script
+# The scripts: the files git tracks, or in a tarball (which may be unpacked
+# inside another checkout: make distcheck) every file; a script
 # is named *.sh or starts with a #!/bin/sh, bash or dash line.  Autotools'
 # own (build-aux/, configure) and build trees are not ours.
 files() {
-	if git -C "$SRC" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+	if [ "$(git -C "$SRC" rev-parse --show-toplevel 2>/dev/null)" = "$SRC" ]; then
 		git -C "$SRC" ls-files
 	else
 		(cd "$SRC" && find . -type d \( -name .git -o -name build-aux -o -name autom4te.cache \
