@@ -16,9 +16,11 @@ boot() { BOOT=$1; }			# boot LABEL: what this boot is, for the summary
 scenario() { TAP_PREFIX=$1; }		# scenario LABEL: the prefix of the next tests
 # run_scenarios N...: the function setup, then scenario_N for each N in
 # order, then finish.  capi.scenarios=N,N... on the kernel command line
-# (CAPI_SCENARIOS on the host) picks some of them.
+# (CAPI_SCENARIOS on the host) picks some of them.  With DEFINE_ONLY=1 it
+# does nothing: another script sources a scenarios-*.sh for its functions.
 run_scenarios() {
 	local a want="" n
+	[ "${DEFINE_ONLY:-0}" = 0 ] || return 0
 	for a in $(cat /proc/cmdline); do
 		case $a in capi.scenarios=*) want=",${a#*=}," ;; esac
 	done
