@@ -27,8 +27,9 @@
  * and NCCI, malformed message, channels exhausted, NCCI exhausted, a
  * request that does not exist); an incoming call from debugfs answered
  * with a remote B3 connection and cleared by a remote hangup; local
- * disconnection of everything.  Output is TAP; exit status 0 when all
- * passed.
+ * disconnection of everything.  Then calls switched between two more
+ * applications (see switch_tests()).  Output is TAP; exit status 0 when
+ * all passed.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -160,19 +161,25 @@ static void send_simple(uint8_t cmd, uint8_t sub, uint32_t adr)
 	send_msg(&m);
 }
 
-/* Next message within 5 seconds; 0 on timeout. */
-static int recv_msg(struct msg *m)
+/* Next message within @ms milliseconds; 0 on timeout. */
+static int recv_msg_within(struct msg *m, int ms)
 {
 	struct pollfd p = { .fd = capifd, .events = POLLIN };
 	ssize_t n;
 
-	if (poll(&p, 1, 5000) != 1)
+	if (poll(&p, 1, ms) != 1)
 		return 0;
 	n = read(capifd, m->b, sizeof(m->b));
 	if (n < 12)
 		bail("read from the control device");
 	m->len = n;
 	return 1;
+}
+
+/* Next message within 5 seconds; 0 on timeout. */
+static int recv_msg(struct msg *m)
+{
+	return recv_msg_within(m, 5000);
 }
 
 /* The next message must be CMD/SUB; returns its address or 0xffffffff. */
@@ -227,7 +234,8 @@ static void listen_req(uint32_t cip_mask)
 	send_msg(&m);
 }
 
-static void connect_req(const char *number)
+/* CONNECT_REQ to @number, from @calling (NULL: none given) */
+static void connect_req_from(const char *number, const char *calling)
 {
 	uint8_t num[40];
 	struct msg m;
@@ -238,7 +246,15 @@ static void connect_req(const char *number)
 	num[0] = 0x80;
 	memcpy(num + 1, number, n);
 	putstruct(&m, num, n + 1);	/* called party number */
-	put8(&m, 0);		/* calling party number */
+	if (calling) {		/* type/plan, presentation/screening, digits */
+		n = strlen(calling);
+		num[0] = 0x00;
+		num[1] = 0x80;
+		memcpy(num + 2, calling, n);
+		putstruct(&m, num, n + 2);
+	} else {
+		put8(&m, 0);
+	}
 	put8(&m, 0);		/* called party subaddress */
 	put8(&m, 0);		/* calling party subaddress */
 	/* B protocol: HDLC, transparent, transparent */
@@ -254,6 +270,11 @@ static void connect_req(const char *number)
 	put8(&m, 0);		/* HLC */
 	put8(&m, 0);		/* additional info */
 	send_msg(&m);
+}
+
+static void connect_req(const char *number)
+{
+	connect_req_from(number, NULL);
 }
 
 static void connect_b3_req(uint32_t plci)
@@ -429,6 +450,607 @@ static void refuse_unload(int ncalls)
 	      r < 0 ? strerror(e) : "it unloaded");
 	check(debugfs_connections() == ncalls,
 	      "the %d calls survive the refused unload", ncalls);
+}
+
+/* -------- switched calls -------- */
+
+/*
+ * Two more applications, A (caller) and B (callee, listening on MSN
+ * 5550100), each with its own /dev/capi20 file.  The helpers above work
+ * on the current application: use() switches.
+ */
+struct app {
+	int fd;
+	uint16_t applid, msgnum;
+};
+
+static struct app app_main, app_a, app_b, *cur_app;
+
+static void use(struct app *a)
+{
+	if (cur_app) {
+		cur_app->fd = capifd;
+		cur_app->applid = applid;
+		cur_app->msgnum = msgnum;
+	}
+	cur_app = a;
+	capifd = a->fd;
+	applid = a->applid;
+	msgnum = a->msgnum;
+}
+
+#define MSN_B		"5550100"
+#define NUMBER_A	"5550200"
+#define WINDOW_B	2	/* B's datablkcnt: the flow control test */
+#define BLKLEN_A	1024	/* A's datablklen: B's data is split */
+
+static int app_open(struct app *a, const char *dev, unsigned int window,
+		    unsigned int blklen)
+{
+	capi_register_params rp = {
+		.level3cnt = 2, .datablkcnt = window, .datablklen = blklen,
+	};
+	int r;
+
+	a->fd = open(dev, O_RDWR);
+	if (a->fd < 0)
+		return -1;
+	r = ioctl(a->fd, CAPI_REGISTER, &rp);
+	if (r <= 0)
+		return -1;
+	a->applid = r;
+	a->msgnum = 1;
+	return 0;
+}
+
+static void listen_msn(uint32_t cip_mask, const char *msn)
+{
+	uint8_t num[40];
+	struct msg m;
+	int n = strlen(msn);
+
+	start(&m, C_LISTEN, REQ, ctrl);
+	put32(&m, 0);		/* info mask */
+	put32(&m, cip_mask);
+	put32(&m, 0);		/* CIP mask 2 */
+	num[0] = 0x00;		/* own number: type/plan, presentation */
+	num[1] = 0x80;
+	memcpy(num + 2, msn, n);
+	putstruct(&m, num, n + 2);
+	put8(&m, 0);		/* calling party subaddress */
+	send_msg(&m);
+}
+
+/* CONNECT_RESP or CONNECT_B3_RESP with @reject */
+static void connect_resp(uint8_t cmd, uint32_t adr, uint16_t reject)
+{
+	struct msg m;
+	int i;
+
+	start(&m, cmd, RESP, adr);
+	put16(&m, reject);
+	/* B protocol, connected number/subaddress, LLC, additional info; NCPI */
+	for (i = 0; i < (cmd == C_CONNECT ? 5 : 1); i++)
+		put8(&m, 0);
+	send_msg(&m);
+}
+
+static void simple_req(uint8_t cmd, uint32_t adr)
+{
+	struct msg m;
+
+	start(&m, cmd, REQ, adr);
+	put8(&m, 0);		/* additional info / NCPI */
+	send_msg(&m);
+}
+
+/* DATA_B3_REQ: the message, then the data, in one write */
+static int data_req(uint32_t ncci, uint16_t handle, const void *data,
+		    uint16_t len)
+{
+	struct msg m;
+
+	start(&m, C_DATA_B3, REQ, ncci);
+	put32(&m, 0);		/* Data: follows the message */
+	put16(&m, len);
+	put16(&m, handle);
+	put16(&m, 0);		/* Flags */
+	m.b[0] = m.len;
+	m.b[1] = 0;
+	memcpy(m.b + m.len, data, len);
+	return write(capifd, m.b, m.len + len) == m.len + len ? 0 : -1;
+}
+
+static void data_resp(uint32_t ncci, uint16_t handle)
+{
+	struct msg m;
+
+	start(&m, C_DATA_B3, RESP, ncci);
+	put16(&m, handle);
+	send_msg(&m);
+}
+
+/* Nothing arrives for the current application within @ms. */
+static int quiet(int ms)
+{
+	struct msg m;
+
+	if (!recv_msg_within(&m, ms))
+		return 1;
+	diag("unexpected message 0x%02x/0x%02x for 0x%x", m.b[4], m.b[5],
+	     get32(m.b + 8));
+	return 0;
+}
+
+/* An IND (checked) and its RESP; returns the IND's address */
+static uint32_t ind_resp(uint8_t cmd, const char *what)
+{
+	struct msg m;
+	uint32_t adr = expect(&m, cmd, IND, what);
+
+	if (adr != 0xffffffff)
+		send_simple(cmd, RESP, adr);
+	return adr;
+}
+
+/* DISCONNECT_IND: checked reason, answered */
+static void disconnect_ind(uint32_t plci, uint16_t reason, const char *what)
+{
+	struct msg m;
+	uint32_t adr = expect(&m, C_DISCONNECT, IND, what);
+
+	check(adr == plci && get16(m.b + 12) == reason,
+	      "%s: DISCONNECT_IND for 0x%x, reason 0x%04x (want 0x%04x)", what,
+	      plci, adr == 0xffffffff ? 0 : get16(m.b + 12), reason);
+	if (adr != 0xffffffff)
+		send_simple(C_DISCONNECT, RESP, adr);
+}
+
+struct swcall {
+	uint32_t plci_a, plci_b, ncci_a, ncci_b;
+};
+
+/* A calls B's number; B gets CONNECT_IND.  0 when both checks passed. */
+static int sw_dial(struct swcall *c, const char *what)
+{
+	struct msg m;
+	char w[96];
+	int good;
+
+	use(&app_a);
+	connect_req_from(MSN_B, NUMBER_A);
+	snprintf(w, sizeof(w), "%s: CONNECT_CONF for A", what);
+	c->plci_a = expect_conf(C_CONNECT, 0, w);
+	use(&app_b);
+	c->plci_b = expect(&m, C_CONNECT, IND, "CONNECT_IND at B");
+	/* CIP, called party number 0x80 5550100, calling 0x00 0x80 5550200 */
+	good = c->plci_b != 0xffffffff && get16(m.b + 12) == 2 &&
+	       m.b[14] == 8 && !memcmp(m.b + 16, MSN_B, 7) &&
+	       m.b[23] == 9 && !memcmp(m.b + 26, NUMBER_A, 7);
+	check(good, "%s: B gets CONNECT_IND 0x%x, CIP 2, called %s, calling %s",
+	      what, c->plci_b, MSN_B, NUMBER_A);
+	return c->plci_a != 0xffffffff && good ? 0 : -1;
+}
+
+/* B accepts; both sides active.  0 when all went as expected. */
+static int sw_answer(struct swcall *c, const char *what)
+{
+	uint32_t a, b;
+
+	use(&app_b);
+	connect_resp(C_CONNECT, c->plci_b, 0);
+	b = ind_resp(C_CONNECT_ACTIVE, "CONNECT_ACTIVE_IND at B");
+	use(&app_a);
+	a = ind_resp(C_CONNECT_ACTIVE, "CONNECT_ACTIVE_IND at A");
+	check(a == c->plci_a && b == c->plci_b,
+	      "%s: accepted, CONNECT_ACTIVE_IND at both sides", what);
+	return a == c->plci_a && b == c->plci_b ? 0 : -1;
+}
+
+/* The side @from (A or B) opens the B3 connection, the other answers. */
+static int sw_b3(struct swcall *c, struct app *from, const char *what)
+{
+	struct app *to = from == &app_a ? &app_b : &app_a;
+	uint32_t *n_from = from == &app_a ? &c->ncci_a : &c->ncci_b;
+	uint32_t *n_to = from == &app_a ? &c->ncci_b : &c->ncci_a;
+	uint32_t x, y;
+	char w[96];
+
+	use(from);
+	connect_b3_req(from == &app_a ? c->plci_a : c->plci_b);
+	snprintf(w, sizeof(w), "%s: CONNECT_B3_CONF", what);
+	*n_from = expect_conf(C_CONNECT_B3, 0, w);
+	use(to);
+	*n_to = expect(&(struct msg){ 0 }, C_CONNECT_B3, IND,
+		       "CONNECT_B3_IND at the other side");
+	connect_resp(C_CONNECT_B3, *n_to, 0);
+	y = ind_resp(C_CONNECT_B3_ACTIVE, "CONNECT_B3_ACTIVE_IND (answering)");
+	use(from);
+	x = ind_resp(C_CONNECT_B3_ACTIVE, "CONNECT_B3_ACTIVE_IND (calling)");
+	check(x == *n_from && y == *n_to && x != 0xffffffff && y != 0xffffffff,
+	      "%s: B3 up, NCCI 0x%x (A) and 0x%x (B)", what, c->ncci_a,
+	      c->ncci_b);
+	return x == *n_from && y == *n_to ? 0 : -1;
+}
+
+/*
+ * A sends 4 blocks; B's window is 2: B gets 2 DATA_B3_INDs and A only 2
+ * DATA_B3_CONFs until B answers with DATA_B3_RESP.
+ */
+static void sw_data_a_to_b(struct swcall *c)
+{
+	uint16_t hnd[4];
+	struct msg m;
+	char blk[16];
+	int i, good = 1, got;
+
+	use(&app_a);
+	for (i = 0; i < 4; i++) {
+		snprintf(blk, sizeof(blk), "block %d", i);
+		if (data_req(c->ncci_a, 100 + i, blk, strlen(blk)))
+			good = 0;
+	}
+	check(good, "A: 4 DATA_B3_REQs, 8 bytes each, taken");
+	for (i = 0; i < 2; i++) {
+		got = expect(&m, C_DATA_B3, CONF, "DATA_B3_CONF") == c->ncci_a &&
+		      get16(m.b + 12) == 100 + i && get16(m.b + 14) == 0;
+		check(got, "A: DATA_B3_CONF %d while B has room", 100 + i);
+	}
+	check(quiet(500), "A: no third DATA_B3_CONF while B's window (2) is full");
+	use(&app_b);
+	for (i = 0; i < 2; i++) {
+		snprintf(blk, sizeof(blk), "block %d", i);
+		got = expect(&m, C_DATA_B3, IND, "DATA_B3_IND") == c->ncci_b &&
+		      get16(m.b + 16) == 7 &&
+		      !memcmp(m.b + get16(m.b), blk, 7);
+		hnd[i] = get16(m.b + 18);
+		check(got, "B: DATA_B3_IND \"%s\"", blk);
+	}
+	check(quiet(500), "B: no third DATA_B3_IND before its DATA_B3_RESP");
+	data_resp(c->ncci_b, hnd[0]);
+	got = expect(&m, C_DATA_B3, IND, "DATA_B3_IND") == c->ncci_b &&
+	      !memcmp(m.b + get16(m.b), "block 2", 7);
+	hnd[2] = get16(m.b + 18);
+	check(got, "B: DATA_B3_RESP lets \"block 2\" through");
+	use(&app_a);
+	got = expect(&m, C_DATA_B3, CONF, "DATA_B3_CONF") == c->ncci_a &&
+	      get16(m.b + 12) == 102;
+	check(got, "A: and then DATA_B3_CONF 102");
+	check(quiet(300), "A: but not 103 yet");
+	use(&app_b);
+	data_resp(c->ncci_b, hnd[1]);
+	data_resp(c->ncci_b, hnd[2]);
+	got = expect(&m, C_DATA_B3, IND, "DATA_B3_IND") == c->ncci_b &&
+	      !memcmp(m.b + get16(m.b), "block 3", 7);
+	hnd[3] = get16(m.b + 18);
+	check(got, "B: \"block 3\"");
+	data_resp(c->ncci_b, hnd[3]);
+	use(&app_a);
+	got = expect(&m, C_DATA_B3, CONF, "DATA_B3_CONF") == c->ncci_a &&
+	      get16(m.b + 12) == 103;
+	check(got, "A: DATA_B3_CONF 103: all data taken");
+}
+
+/* B sends 2000 bytes; A's block size is 1024: two DATA_B3_INDs. */
+static void sw_data_b_to_a(struct swcall *c)
+{
+	unsigned char out[2000], in[2000];
+	unsigned int got = 0, n, inds = 0;
+	struct msg m;
+	int i;
+
+	for (i = 0; i < (int)sizeof(out); i++)
+		out[i] = i * 7 + 3;
+	use(&app_b);
+	check(data_req(c->ncci_b, 7, out, sizeof(out)) == 0,
+	      "B: DATA_B3_REQ of %zu bytes", sizeof(out));
+	use(&app_a);
+	while (got < sizeof(out) &&
+	       expect(&m, C_DATA_B3, IND, "DATA_B3_IND") == c->ncci_a) {
+		n = get16(m.b + 16);
+		if (n > BLKLEN_A || got + n > sizeof(in))
+			break;
+		memcpy(in + got, m.b + get16(m.b), n);
+		got += n;
+		inds++;
+		data_resp(c->ncci_a, get16(m.b + 18));
+	}
+	check(got == sizeof(out) && inds == 2 && !memcmp(in, out, got),
+	      "A: %u bytes in %u DATA_B3_INDs of at most %d, as sent", got, inds,
+	      BLKLEN_A);
+	use(&app_b);
+	check(expect(&m, C_DATA_B3, CONF, "DATA_B3_CONF") == c->ncci_b &&
+	      get16(m.b + 12) == 7 && get16(m.b + 14) == 0,
+	      "B: DATA_B3_CONF after A took both blocks");
+}
+
+/* @by hangs up with DISCONNECT_REQ; both sides see the call go. */
+static void sw_hangup(struct swcall *c, struct app *by, const char *what)
+{
+	struct app *other = by == &app_a ? &app_b : &app_a;
+	uint32_t plci = by == &app_a ? c->plci_a : c->plci_b;
+	uint32_t ncci = by == &app_a ? c->ncci_a : c->ncci_b;
+	uint32_t oplci = by == &app_a ? c->plci_b : c->plci_a;
+	uint32_t oncci = by == &app_a ? c->ncci_b : c->ncci_a;
+	char w[96];
+
+	use(by);
+	simple_req(C_DISCONNECT, plci);
+	snprintf(w, sizeof(w), "%s: DISCONNECT_CONF", what);
+	expect_conf(C_DISCONNECT, 0, w);
+	if (ncci) {
+		snprintf(w, sizeof(w), "%s: DISCONNECT_B3_IND", what);
+		check(ind_resp(C_DISCONNECT_B3, w) == ncci, "%s", w);
+	}
+	snprintf(w, sizeof(w), "%s (hanging up)", what);
+	disconnect_ind(plci, 0, w);
+	use(other);
+	if (oncci) {
+		snprintf(w, sizeof(w), "%s: DISCONNECT_B3_IND at the other side",
+			 what);
+		check(ind_resp(C_DISCONNECT_B3, w) == oncci, "%s", w);
+	}
+	snprintf(w, sizeof(w), "%s (other side)", what);
+	disconnect_ind(oplci, 0x3490, w);
+}
+
+static int tty_of(struct app *a, uint32_t ncci, char *path, size_t size)
+{
+	struct call c = { .ncci = ncci, .tty = -1 };
+
+	use(a);
+	if (open_tty(&c) < 0)
+		return -1;
+	snprintf(path, size, "%s%d", tty_prefix, c.unit);
+	return c.tty;
+}
+
+static int tty_pass(int from, int to, const char *text)
+{
+	struct pollfd p = { .fd = to, .events = POLLIN };
+	size_t len = strlen(text), got = 0;
+	char in[128];
+	ssize_t n;
+
+	if (write(from, text, len) != (ssize_t)len)
+		return -1;
+	while (got < len && poll(&p, 1, 5000) == 1) {
+		n = read(to, in + got, sizeof(in) - got);
+		if (n <= 0)
+			break;
+		got += n;
+	}
+	return got == len && !memcmp(in, text, len) ? 0 : -1;
+}
+
+/* A's and B's ttys (CAPIFLAG_HIGHJACKING) are connected to each other. */
+static void sw_ttys(void)
+{
+	unsigned int flags = CAPIFLAG_HIGHJACKING;
+	char pa[64] = "", pb[64] = "";
+	struct swcall c = { 0 };
+	int ta, tb;
+
+	use(&app_a);
+	ioctl(capifd, CAPI_SET_FLAGS, &flags);
+	use(&app_b);
+	ioctl(capifd, CAPI_SET_FLAGS, &flags);
+	if (sw_dial(&c, "tty call") || sw_answer(&c, "tty call") ||
+	    sw_b3(&c, &app_a, "tty call"))
+		return;
+	ta = tty_of(&app_a, c.ncci_a, pa, sizeof(pa));
+	tb = tty_of(&app_b, c.ncci_b, pb, sizeof(pb));
+	check(ta >= 0 && tb >= 0, "ttys of both ends: %s (A), %s (B)", pa, pb);
+	if (ta >= 0 && tb >= 0) {
+		check(tty_pass(ta, tb, "from A to B through two ttys") == 0,
+		      "bytes written to %s are read from %s", pa, pb);
+		check(tty_pass(tb, ta, "and back from B to A") == 0,
+		      "bytes written to %s are read from %s", pb, pa);
+	}
+	if (ta >= 0)
+		close(ta);
+	if (tb >= 0)
+		close(tb);
+	sw_hangup(&c, &app_b, "tty call, B hangs up");
+	flags = 0;
+	use(&app_a);
+	ioctl(capifd, CAPI_SET_FLAGS, &flags);
+	use(&app_b);
+	ioctl(capifd, CAPI_SET_FLAGS, &flags);
+}
+
+static int set_answer_timeout(const char *value, char *old, size_t size)
+{
+	const char *path = "/sys/module/capisim/parameters/answer_timeout";
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDWR);
+	if (fd < 0)
+		return -1;
+	if (old) {
+		n = read(fd, old, size - 1);
+		old[n > 0 ? n : 0] = '\0';
+	}
+	n = write(fd, value, strlen(value));
+	close(fd);
+	return n == (ssize_t)strlen(value) ? 0 : -1;
+}
+
+static void switch_tests(const char *dev)
+{
+	struct swcall c;
+	char old[16] = "30";
+	struct msg m;
+	uint32_t adr;
+
+	app_main.fd = capifd;
+	app_main.applid = applid;
+	app_main.msgnum = msgnum;
+	cur_app = &app_main;
+	if (app_open(&app_a, dev, 7, BLKLEN_A) || app_open(&app_b, dev,
+							   WINDOW_B, 2048))
+		bail("switch tests: open and register two more applications");
+	pass("switch: applications A (%u) and B (%u) registered",
+	     app_a.applid, app_b.applid);
+	use(&app_b);
+	listen_msn(1 << 2, MSN_B);	/* unrestricted digital information */
+	expect_conf(C_LISTEN, 0, "B: LISTEN_REQ, CIP 2, own number " MSN_B);
+
+	/* accept, data both ways, A hangs up */
+	memset(&c, 0, sizeof(c));
+	if (!sw_dial(&c, "call 1")) {
+		use(&app_a);
+		check(quiet(300), "call 1: A waits for B's answer");
+		use(&app_b);
+		simple_req(C_ALERT, c.plci_b);
+		expect_conf(C_ALERT, 0, "call 1: B alerts");
+		check(debugfs_connections() == 2,
+		      "call 1: debugfs connections lists both sides");
+		if (!sw_answer(&c, "call 1") && !sw_b3(&c, &app_a, "call 1")) {
+			sw_data_a_to_b(&c);
+			sw_data_b_to_a(&c);
+		}
+		sw_hangup(&c, &app_a, "call 1, A hangs up");
+	}
+
+	/* B opens the B3 connection, clears it, then hangs up */
+	memset(&c, 0, sizeof(c));
+	if (!sw_dial(&c, "call 2") && !sw_answer(&c, "call 2") &&
+	    !sw_b3(&c, &app_b, "call 2")) {
+		use(&app_b);
+		simple_req(C_DISCONNECT_B3, c.ncci_b);
+		expect_conf(C_DISCONNECT_B3, 0, "call 2: B: DISCONNECT_B3_CONF");
+		check(ind_resp(C_DISCONNECT_B3, "B: DISCONNECT_B3_IND") ==
+		      c.ncci_b, "call 2: B: DISCONNECT_B3_IND");
+		use(&app_a);
+		check(ind_resp(C_DISCONNECT_B3, "A: DISCONNECT_B3_IND") ==
+		      c.ncci_a, "call 2: A: DISCONNECT_B3_IND");
+		c.ncci_a = c.ncci_b = 0;
+		sw_hangup(&c, &app_b, "call 2, B hangs up");
+	}
+
+	/* both open the B3 connection: the second request is refused */
+	memset(&c, 0, sizeof(c));
+	if (!sw_dial(&c, "call 2b") && !sw_answer(&c, "call 2b")) {
+		use(&app_a);
+		connect_b3_req(c.plci_a);
+		c.ncci_a = expect_conf(C_CONNECT_B3, 0,
+				       "call 2b: A: CONNECT_B3_CONF");
+		use(&app_b);
+		connect_b3_req(c.plci_b);
+		c.ncci_b = expect(&m, C_CONNECT_B3, IND,
+				  "call 2b: B: CONNECT_B3_IND");
+		expect_conf(C_CONNECT_B3, 0x2004,
+			    "call 2b: B's CONNECT_B3_REQ crossing A's");
+		sw_hangup(&c, &app_b, "call 2b, B hangs up, B3 not answered");
+	}
+
+	/* rejects: the caller learns why */
+	memset(&c, 0, sizeof(c));
+	if (!sw_dial(&c, "call 3")) {
+		use(&app_b);
+		connect_resp(C_CONNECT, c.plci_b, 3);	/* user busy */
+		disconnect_ind(c.plci_b, 0, "call 3: B rejects (busy)");
+		use(&app_a);
+		disconnect_ind(c.plci_a, 0x3491, "call 3: A: user busy");
+	}
+	memset(&c, 0, sizeof(c));
+	if (!sw_dial(&c, "call 4")) {
+		use(&app_b);
+		connect_resp(C_CONNECT, c.plci_b, 0x20);  /* not a listed value */
+		disconnect_ind(c.plci_b, 0, "call 4: B rejects");
+		use(&app_a);
+		disconnect_ind(c.plci_a, 0x3495, "call 4: A: call rejected");
+	}
+
+	memset(&c, 0, sizeof(c));
+	if (!sw_dial(&c, "call 4b")) {
+		use(&app_b);
+		connect_resp(C_CONNECT, c.plci_b, 1);	/* ignore */
+		disconnect_ind(c.plci_b, 0, "call 4b: B ignores the call");
+		use(&app_a);
+		disconnect_ind(c.plci_a, 0x3492,
+			       "call 4b: A: no user responding");
+	}
+
+	/* no answer, without and with ALERT_REQ */
+	check(set_answer_timeout("1", old, sizeof(old)) == 0,
+	      "answer_timeout set to 1 second (was %.*s)", (int)strcspn(old, "\n"),
+	      old);
+	memset(&c, 0, sizeof(c));
+	if (!sw_dial(&c, "call 5")) {
+		use(&app_a);
+		disconnect_ind(c.plci_a, 0x3492, "call 5: A: no user responding");
+		use(&app_b);
+		disconnect_ind(c.plci_b, 0x3492, "call 5: B: offer withdrawn");
+	}
+	memset(&c, 0, sizeof(c));
+	if (!sw_dial(&c, "call 6")) {
+		use(&app_b);
+		simple_req(C_ALERT, c.plci_b);
+		expect_conf(C_ALERT, 0, "call 6: B alerts");
+		disconnect_ind(c.plci_b, 0x3493, "call 6: B: offer withdrawn");
+		use(&app_a);
+		disconnect_ind(c.plci_a, 0x3493, "call 6: A: no answer");
+	}
+	set_answer_timeout(old, NULL, 0);
+
+	/* the caller gives up while it rings */
+	memset(&c, 0, sizeof(c));
+	if (!sw_dial(&c, "call 7"))
+		sw_hangup(&c, &app_a, "call 7, A hangs up before the answer");
+
+	/* no B channel left for the callee: user busy */
+	use(&app_main);
+	connect_req("5550001");
+	adr = expect_conf(C_CONNECT, 0, "echo call on the first B channel");
+	ind_resp(C_CONNECT_ACTIVE, "CONNECT_ACTIVE_IND (echo call)");
+	use(&app_a);
+	connect_req_from(MSN_B, NUMBER_A);
+	c.plci_a = expect_conf(C_CONNECT, 0, "call 8: CONNECT_CONF");
+	disconnect_ind(c.plci_a, 0x3491, "call 8: no B channel for B: busy");
+	use(&app_b);
+	check(quiet(300), "call 8: B is not offered the call");
+	use(&app_main);
+	simple_req(C_DISCONNECT, adr);
+	expect_conf(C_DISCONNECT, 0, "echo call: DISCONNECT_CONF");
+	disconnect_ind(adr, 0, "echo call");
+
+	/* a number nobody listens on still echoes */
+	use(&app_a);
+	connect_req_from("5550199", NUMBER_A);
+	adr = expect_conf(C_CONNECT, 0, "call to 5550199: CONNECT_CONF");
+	check(expect(&m, C_CONNECT_ACTIVE, IND, "CONNECT_ACTIVE_IND") == adr,
+	      "a number nobody listens on is connected at once (echo)");
+	send_simple(C_CONNECT_ACTIVE, RESP, adr);
+	simple_req(C_DISCONNECT, adr);
+	expect_conf(C_DISCONNECT, 0, "call to 5550199: DISCONNECT_CONF");
+	disconnect_ind(adr, 0, "call to 5550199");
+
+	/* the middleware's ttys at both ends */
+	sw_ttys();
+
+	/* B goes away with the call up: A is cleared */
+	memset(&c, 0, sizeof(c));
+	if (!sw_dial(&c, "call 9") && !sw_answer(&c, "call 9") &&
+	    !sw_b3(&c, &app_a, "call 9")) {
+		use(&app_main);
+		close(app_b.fd);
+		app_b.fd = -1;
+		use(&app_a);
+		check(ind_resp(C_DISCONNECT_B3, "A: DISCONNECT_B3_IND") ==
+		      c.ncci_a, "call 9: B released: A gets DISCONNECT_B3_IND");
+		disconnect_ind(c.plci_a, 0x3490, "call 9: B released");
+	}
+	usleep(200000);
+	check(debugfs_connections() == 0, "switch: no connections left");
+	check(debugfs_echo_bytes() == 0, "switch: nothing held (echo_bytes %ld)",
+	      debugfs_echo_bytes());
+	use(&app_main);
+	close(app_a.fd);
+	if (app_b.fd >= 0)
+		close(app_b.fd);
 }
 
 int main(int argc, char **argv)
@@ -634,6 +1256,8 @@ int main(int argc, char **argv)
 			break;
 	}
 	check(i == ncalls, "the ttys are gone");
+
+	switch_tests(dev);
 out:
 	close(capifd);
 

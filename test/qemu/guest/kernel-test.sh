@@ -135,7 +135,9 @@ fi
 # 15: capisim's own checks through the raw /dev/capi20 interface: calls,
 # echo through the ttys, the Info values of bad requests, debugfs (incoming
 # call, remote hangup, out-of-range numbers refused), unload refused while
-# an application holds capisim, echo_bytes back to 0
+# an application holds capisim, echo_bytes back to 0, then calls switched
+# between two applications (accept, reject, no answer, hangup from either
+# side, data both ways within the receiver's window, tty to tty)
 if [ $has_capisim = 1 ] && loaded capisim; then
 	if out=$(capisim-smoke -n 1 -U 2>&1); then
 		pass "capisim-smoke: $(grep -c '^ok' <<<"$out") checks passed"
