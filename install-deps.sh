@@ -14,6 +14,7 @@ python3-ply python3-git
 qemu-system-x86
 clang libclang-rt-14-dev
 libcapi20-dev libcapi20-3
+dkms
 "
 
 missing=""

@@ -1,0 +1,111 @@
+#!/bin/bash
+# kernel/dkms/mksrc.sh - assemble the DKMS source tree of capisim and the
+# fixed kernelcapi from the kernel series
+#
+# Usage: kernel/dkms/mksrc.sh [--source-tree DIR] OUTDIR
+#        kernel/dkms/mksrc.sh --print-version
+#
+#   Takes drivers/isdn/capi of the pristine linux-source-6.1 tree
+#   (kernel/build.sh --source-tree, or DIR: a git tree whose tag
+#   capi-pristine is the unpatched source, or a plain unpacked source
+#   tree), applies what kernel/patches/series changes under
+#   drivers/isdn/capi/, patch by patch, and writes OUTDIR (created; it
+#   must not exist or be empty):
+#     OUTDIR/*.c *.h Makefile  drivers/isdn/capi as the series leaves it
+#     OUTDIR/Kbuild            kernel/dkms/Kbuild: builds kernelcapi.ko and
+#                              capisim.ko against a kernel without the series
+#     OUTDIR/dkms.conf         PACKAGE_NAME capisim, PACKAGE_VERSION below
+#     OUTDIR/dkms-version.c    MODULE_VERSION(PACKAGE_VERSION) for kernelcapi.ko
+#   Nothing of the source is kept in the checkout: the files are the
+#   series' own.  Build by hand with
+#     make -C /lib/modules/$(uname -r)/build M=OUTDIR modules
+#   or install through DKMS (README.md, "On Debian's stock kernel").
+#
+#   --print-version prints the PACKAGE_VERSION only: the upstream version
+#   of linux-source-6.1 and a hash of the series, e.g. 6.1.192-capi.1a2b3c4d.
+#
+# Environment: LINUX_SOURCE_PKG (default linux-source-6.1), and those of
+# kernel/build.sh (CAPI_DEVD_CACHE) for --source-tree.
+set -euo pipefail
+export LC_ALL=C
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+self="$here/$(basename "${BASH_SOURCE[0]}")"
+kdir=$(cd "$here/.." && pwd)
+die() { echo "kernel/dkms/mksrc.sh: error: $*" >&2; exit 1; }
+
+srctree="" out="" print_version=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--source-tree) srctree=${2:?--source-tree DIR}; shift ;;
+	--print-version) print_version=1 ;;
+	-h|--help) sed -n '2,/^set -euo/p' "$self" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-*) die "unknown option $1 (try --help)" ;;
+	*) [ -z "$out" ] || die "one OUTDIR only"; out=$1 ;;
+	esac
+	shift
+done
+
+patchdir="$kdir/patches"
+[ -f "$patchdir/series" ] || die "no $patchdir/series"
+patches=()
+while IFS= read -r line || [ -n "$line" ]; do
+	line=${line%%#*}
+	line=$(echo "$line" | xargs)
+	[ -n "$line" ] || continue
+	[ -f "$patchdir/$line" ] || die "kernel/patches/series names $line, which is not in kernel/patches/"
+	patches+=("$line")
+done <"$patchdir/series"
+[ ${#patches[@]} -gt 0 ] || die "kernel/patches/series is empty: nothing to build out of tree"
+
+pkg=${LINUX_SOURCE_PKG:-linux-source-6.1}
+pkgver=$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null) ||
+	die "$pkg is not installed (apt-get install $pkg)"
+version="${pkgver%%-*}-capi.$( {
+	for p in "${patches[@]}"; do echo "$p"; cat "$patchdir/$p"; done
+	cat "$here/Kbuild" "$here/dkms.conf.in"
+} | sha256sum | cut -c1-8)"
+if [ "$print_version" = 1 ]; then echo "$version"; exit 0; fi
+
+[ -n "$out" ] || die "OUTDIR missing (try --help)"
+if [ -e "$out" ] && [ -n "$(ls -A "$out" 2>/dev/null)" ]; then
+	die "$out exists and is not empty"
+fi
+if [ -z "$srctree" ]; then
+	srctree=$("$kdir/build.sh" --source-tree | tail -n1) || die "kernel/build.sh --source-tree failed"
+fi
+[ -d "$srctree/drivers/isdn/capi" ] || die "$srctree has no drivers/isdn/capi"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/capi-dkms.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+# the pristine files, not whatever state a build left the work tree in
+if git -C "$srctree" rev-parse -q --verify capi-pristine >/dev/null 2>&1; then
+	git -C "$srctree" archive capi-pristine drivers/isdn/capi | tar -x -C "$tmp" ||
+		die "cannot read drivers/isdn/capi at tag capi-pristine of $srctree"
+else
+	mkdir -p "$tmp/drivers/isdn"
+	cp -a "$srctree/drivers/isdn/capi" "$tmp/drivers/isdn/capi"
+fi
+# git apply outside any repository (GIT_CEILING_DIRECTORIES stops the
+# search at $tmp's parent), only the hunks under drivers/isdn/capi/
+for p in "${patches[@]}"; do
+	(cd "$tmp" && GIT_CEILING_DIRECTORIES=$(dirname "$tmp") \
+		git apply --include='drivers/isdn/capi/*' --whitespace=nowarn "$patchdir/$p") ||
+		die "kernel/patches/$p does not apply to drivers/isdn/capi of $srctree"
+done
+d="$tmp/drivers/isdn/capi"
+[ -f "$d/capisim.c" ] || die "the series adds no drivers/isdn/capi/capisim.c"
+[ -f "$d/Makefile" ] || die "no drivers/isdn/capi/Makefile"
+rm -f "$d/Kconfig"
+cp "$here/Kbuild" "$d/Kbuild"
+sed "s/@VERSION@/$version/" "$here/dkms.conf.in" >"$d/dkms.conf"
+cat >"$d/dkms-version.c" <<EOF
+// SPDX-License-Identifier: GPL-2.0
+/* Written by capi-devd's kernel/dkms/mksrc.sh: the DKMS package version. */
+#include <linux/module.h>
+
+MODULE_VERSION("$version");
+EOF
+mkdir -p "$out"
+cp -a "$d/." "$out/"
+echo "$out"
