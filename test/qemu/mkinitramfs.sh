@@ -15,6 +15,12 @@
 # Options:
 #   --modules NAME     module tree OUT/NAME: staging (default) or staging-prefix
 #                      (drivers/isdn/capi built from kernel/fixtures/pre-fix-names.patch)
+#   --module-subset LIST  only these modules of the tree, with what they depend
+#                      on (its modules.dep), and indexes made anew by depmod
+#                      for the subset: for a distribution kernel (kernel/stock.sh)
+#                      whose whole module tree would not fit. LIST: module
+#                      names or paths relative to lib/modules/RELEASE,
+#                      separated by blanks or commas
 #   --add HOST[:GUEST] add a file, symlink or directory (recursively); GUEST
 #                      defaults to HOST made absolute. Shared libraries of ELF
 #                      files are added too.
@@ -47,12 +53,13 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 self="$here/$(basename "${BASH_SOURCE[0]}")"
 die() { echo "mkinitramfs.sh: error: $*" >&2; exit 1; }
 
-kout="" modules=staging output="" testscript="" vm=0
+kout="" modules=staging subset="" output="" testscript="" vm=0
 adds=() pkgs=() units=() enables=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel-dir) kout=$2; shift ;;
 	--modules) modules=$2; shift ;;
+	--module-subset) subset=$2; shift ;;
 	--add) adds+=("$2"); shift ;;
 	--pkg) pkgs+=("$2"); shift ;;
 	--unit) units+=("$2"); shift ;;
@@ -410,14 +417,46 @@ fi
 # ---------------------------------------------------------------- modules part
 kkey=$(sed -n 's/^key=//p' "$kout/info")
 [ -n "$kkey" ] || kkey=$(basename "$kout")
-mod_cpio="$ic/modules-$kkey-$modules.cpio"
+subset=$(echo "$subset" | tr ',' ' ' | xargs -n1 2>/dev/null | sort -u | xargs)
+mod_cpio="$ic/modules-$kkey-$modules${subset:+-$(echo "$subset" | sha256sum | cut -c1-8)}.cpio"
+# subset_tree DIR: the modules of $subset and their dependencies (modules.dep)
+# under DIR/lib/modules/$krel, with the tree's builtin lists, and depmod
+subset_tree() {
+	local dst="$1/lib/modules/$krel" m rel deps f
+	mkdir -p "$dst"
+	for m in $subset; do
+		case "$m" in
+		*/*) rel=$m ;;
+		*) rel=$(awk -F: -v m="$m" '{ n = $1; sub(/.*\//, "", n); sub(/\.ko(\.[a-z]+)?$/, "", n); gsub(/-/, "_", n) }
+				n == m { print $1; exit }' "$moddir/modules.dep")
+		   [ -n "$rel" ] || die "--module-subset: no module $m in $moddir/modules.dep" ;;
+		esac
+		[ -f "$moddir/$rel" ] || die "--module-subset: no $moddir/$rel"
+		deps=$(awk -F: -v r="$rel" '$1 == r { print $2 }' "$moddir/modules.dep")
+		for f in $rel $deps; do
+			mkdir -p "$dst/$(dirname "$f")"
+			ln -f "$moddir/$f" "$dst/$f" 2>/dev/null || cp "$moddir/$f" "$dst/$f"
+		done
+	done
+	for f in modules.order modules.builtin modules.builtin.modinfo; do
+		[ -f "$moddir/$f" ] && cp "$moddir/$f" "$dst/$f"
+	done
+	"$(command -v depmod 2>/dev/null || echo /sbin/depmod)" -b "$1" "$krel" ||
+		die "depmod of the module subset failed"
+}
 if [ ! -f "$mod_cpio" ]; then
 	tmp=$(mktemp -d "$ic/mod.XXXXXX")
 	spec="$tmp/spec"
 	: >"$spec"
 	seen=()
 	for d in /usr /usr/lib; do seen[$d]=d; done
-	add_host "$moddir" "/usr/lib/modules/$krel"
+	if [ -n "$subset" ]; then
+		[ -f "$moddir/modules.dep" ] || die "--module-subset: no $moddir/modules.dep"
+		subset_tree "$tmp/sub"
+		add_host "$tmp/sub/lib/modules/$krel" "/usr/lib/modules/$krel"
+	else
+		add_host "$moddir" "/usr/lib/modules/$krel"
+	fi
 	"$gen" -t "$(date +%s)" "$spec" >"$tmp/m.cpio" || die "gen_init_cpio failed (modules)"
 	mv "$tmp/m.cpio" "$mod_cpio"
 	rm -rf "$tmp"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # test/qemu/scenario.sh - run a group of make check scenarios in the VM.
 #
-# Usage: test/qemu/scenario.sh udev|kernel|prefix|demo
+# Usage: test/qemu/scenario.sh udev|kernel|prefix|demo|stock-udev|stock-kernel
 #
 # Boots the patched kernel with systemd, udevd, 50-capi.rules,
 # capi-devd.service and the libcapi20 client capi-call, and runs
@@ -11,6 +11,10 @@
 #   kernel  udevd masked, capi-devd --source=kernel
 #   prefix  the pre-fix fixture build of kernelcapi
 #   demo    as udev: a few calls, the names, --verify (./demo.sh)
+#   stock-udev, stock-kernel  as udev and kernel, on Debian's own kernel
+#           (CAPI_KERNEL_KIND=stock, kernel/stock.sh; test/qemu/t-stock.sh)
+# Every guest/scenarios-*.sh is in the guest as /capi-test/scenarios-*.sh,
+# so that a boot's script can source another's scenarios (DEFINE_ONLY=1).
 # CAPI_DEVD, CAPI_CALL and SEND_UEVENT name the built binaries (make check
 # sets them).  CAPI_SCENARIOS="5 10" runs only those scenarios (after the
 # group's setup); a group that has none of them is skipped.
@@ -42,8 +46,11 @@ fi
 append=""
 modules=staging
 case $group in
-udev|demo) ;;
-kernel)
+stock-*) export CAPI_KERNEL_KIND=stock ;;
+esac
+case $group in
+udev|demo|stock-udev) ;;
+kernel|stock-kernel)
 	for u in systemd-udevd.service systemd-udevd-control.socket \
 		systemd-udevd-kernel.socket systemd-udev-trigger.service \
 		systemd-udev-settle.service; do
@@ -66,8 +73,12 @@ if [ -n "${CAPI_SCENARIOS:-}" ] && [ "$group" != demo ]; then
 	[ -n "$pick" ] || skip_all "CAPI_SCENARIOS=$CAPI_SCENARIOS: the $group boot runs${runs% }"
 	append="$append capi.scenarios=${pick#,}"
 fi
+others=()
+for f in "$here"/guest/scenarios-*.sh; do
+	[ "$f" = "$guest" ] || others+=(--add "$f:/capi-test/${f##*/}")
+done
 CAPI_VM_MODULES=$modules CAPI_VM_APPEND="${CAPI_VM_APPEND:-}$append" \
-exec "$here/vm-test.sh" "$guest" \
+exec "$here/vm-test.sh" "$guest" "${others[@]}" \
 	--add "$CAPI_DEVD:/usr/sbin/capi-devd" \
 	--add "$CAPI_CALL:/usr/bin/capi-call" \
 	--add "$SEND_UEVENT:/usr/bin/send-uevent" \

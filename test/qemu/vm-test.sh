@@ -14,6 +14,8 @@
 #   CAPI_KERNEL_DEBUG=1 build/use the --debug kernel (kernel/debug.config)
 #   CAPI_VM_MODULES     staging (default) or staging-prefix (pre-fix names fixture)
 #   CAPI_VM_APPEND      more kernel command line
+#   CAPI_KERNEL_KIND    test (default) or stock: Debian's own kernel
+#                       (see kernel-kind.sh)
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -26,21 +28,21 @@ guest=$1
 shift
 [ -f "$guest" ] || bail "guest script $guest not found"
 
-out=${CAPI_KERNEL_OUT:-}
-if [ -z "$out" ]; then
-	dbg=()
-	[ "${CAPI_KERNEL_DEBUG:-0}" = 1 ] && dbg=(--debug)
-	out=$("$top/kernel/build.sh" ${dbg[@]+"${dbg[@]}"} | tail -n1) || bail "kernel build (kernel/build.sh) failed"
-fi
-[ -f "$out/bzImage" ] || bail "no kernel in '$out'"
+# shellcheck source=test/qemu/kernel-kind.sh
+. "$here/kernel-kind.sh"
+pick_kernel "$top" || bail "no kernel: $(
+	[ "${CAPI_KERNEL_KIND:-test}" = stock ] && echo "Debian's stock kernel (kernel/stock.sh)" || echo "kernel/build.sh") failed"
+out=$kout
 
 initrd=$("$here/mkinitramfs.sh" --kernel-dir "$out" --modules "${CAPI_VM_MODULES:-staging}" \
-	--test "$guest" "$@" | tail -n1) || bail "initramfs (test/qemu/mkinitramfs.sh) failed"
+	${kind_opts[@]+"${kind_opts[@]}"} --test "$guest" "$@" | tail -n1) || bail "initramfs (test/qemu/mkinitramfs.sh) failed"
 
 # what the guest may take for granted: everything, once the build skipped
 # no option of the fragment and needed no pristine fallback
 expect=partial
-if grep -qx 'skipped=' "$out/info" && grep -qx 'pristine_capi_fallback=0' "$out/info"; then
+if [ "${CAPI_KERNEL_KIND:-test}" = stock ]; then
+	expect=stock
+elif grep -qx 'skipped=' "$out/info" && grep -qx 'pristine_capi_fallback=0' "$out/info"; then
 	expect=full
 fi
 

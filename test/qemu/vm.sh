@@ -11,11 +11,10 @@
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
-out=${CAPI_KERNEL_OUT:-}
-if [ -z "$out" ]; then
-	dbg=()
-	[ "${CAPI_KERNEL_DEBUG:-0}" = 1 ] && dbg=(--debug)
-	out=$("$top/kernel/build.sh" ${dbg[@]+"${dbg[@]}"} | tail -n1)
-fi
-initrd=$("$here/mkinitramfs.sh" --kernel-dir "$out" --modules "${CAPI_VM_MODULES:-staging}" --vm "$@" | tail -n1)
+# shellcheck source=test/qemu/kernel-kind.sh
+. "$here/kernel-kind.sh"
+pick_kernel "$top"
+out=$kout
+initrd=$("$here/mkinitramfs.sh" --kernel-dir "$out" --modules "${CAPI_VM_MODULES:-staging}" \
+	${kind_opts[@]+"${kind_opts[@]}"} --vm "$@" | tail -n1)
 exec "$here/run.sh" --vm --kernel-dir "$out" --initrd "$initrd" --append "${CAPI_VM_APPEND:-}"
