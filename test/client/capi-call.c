@@ -8,8 +8,11 @@
  * call it asks libcapi20 for the tty name, waits for the name to appear
  * the way pppdcapiplugin does, opens it raw, writes a payload and reads
  * the same bytes back (capisim echoes DATA_B3), then hangs up.
+ * It can also answer calls instead of placing them, and hand the connected
+ * tty to a program such as pppd, keeping the call up while it runs.
  *
- *   capi-call [-c CTRL] [-n CALLS] [-w SECONDS] [-l] [-H] [-q]
+ *   capi-call [-c CTRL] [-n CALLS] [-w SECONDS] [-l] [-H] [-E] [-B BYTES]
+ *             [-d NUMBER | -A [-m MSN] [-t SECONDS]] [COMMAND ARG...]
  *     -c CTRL     controller number (default 1)
  *     -n CALLS    simultaneous calls (default 1; 0: only register)
  *     -w SECONDS  how long to wait for a tty name (default 5)
@@ -21,6 +24,26 @@
  *                 writing and reading at the same time, and check that the
  *                 same bytes come back in the same order (flow control and
  *                 ordering of the middleware's receive path)
+ *     -d NUMBER   called party number of every call (default: the call's
+ *                 index, 0, 1, ...)
+ *     -A          answer: LISTEN_REQ on CTRL, print "LISTENING", accept
+ *                 the first CALLS incoming calls (CONNECT_IND ->
+ *                 CONNECT_RESP, CONNECT_B3_IND -> CONNECT_B3_RESP), then
+ *                 go on as for placed calls (use -E: the peer echoes not)
+ *     -m MSN      with -A, accept only calls to this called party number
+ *                 (others are ignored); it also goes into the LISTEN_REQ
+ *     -t SECONDS  with -A, how long to wait for the calls (default 60)
+ *     COMMAND     once call 0's tty exists (-n 1 only), run COMMAND with
+ *                 each argument "{tty}" replaced by /dev/capi/N and each
+ *                 "{legacy}" by the devices.txt name /dev/capi20.NN
+ *                 (waited for like the tty), print "RUNNING PID", keep the
+ *                 call up while it runs, then print "EXIT STATUS" (or
+ *                 "EXIT signal N") and hang up.  When the network hangs up
+ *                 first, COMMAND should end by itself (a tty hang-up);
+ *                 SIGTERM or SIGINT hangs the call up first, then waits
+ *                 for COMMAND.  It is stopped with SIGTERM when it does not
+ *                 end within 15 s of the hang-up.  E.g.
+ *                   capi-call -A -E -- pppd {tty} sync nodetach ...
  *
  * Output: TAP lines ("ok N - ..."), then a summary; exit status 0 when all
  * passed, 1 on a failed check, 2 on bad usage.  A call that the network
@@ -39,6 +62,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <linux/capi.h>
 #include <capi20.h>
 
@@ -57,11 +81,16 @@ struct call {
 };
 
 static unsigned int applid, ctrl = 1, ncalls = 1, wait_s = 5;
-static bool legacy, hold, no_echo;
+static bool legacy, hold, no_echo, answer;
+static const char *number, *msn;
+static unsigned int answer_s = 60;
+static bool listen_done;
+static unsigned int listen_info;
 static size_t bulk;
 static struct call calls[MAX_CALLS];
 static unsigned int msgnum = 1;
 static volatile sig_atomic_t stop;
+static bool hung_up;
 
 static double now(void)
 {
@@ -91,6 +120,55 @@ static struct call *by_msgnum(unsigned int n)
 	return NULL;
 }
 
+/*
+ * The digits of a party number struct: length, type/plan octet, for a
+ * calling party number the presentation octet 3a when the type/plan
+ * octet's bit 8 (extension) is 0, then the digits.
+ */
+static void digits_of(const unsigned char *num, char *buf, size_t size)
+{
+	size_t skip = num && num[0] > 1 && !(num[1] & 0x80) ? 2 : 1;
+	size_t len = num && num[0] > skip ? num[0] - skip : 0;
+
+	if (len >= size)
+		len = size - 1;
+	if (len)
+		memcpy(buf, num + 1 + skip, len);
+	buf[len] = '\0';
+}
+
+/* CONNECT_IND: accept into a free call slot, or leave it to others. */
+static void incoming(_cmsg *m)
+{
+	char called[32], calling[32];
+	unsigned int i;
+	_cmsg r;
+
+	digits_of(m->CalledPartyNumber, called, sizeof(called));
+	digits_of(m->CallingPartyNumber, calling, sizeof(calling));
+	for (i = 0; answer && i < ncalls; i++)
+		if (calls[i].state == IDLE)
+			break;
+	if (!answer || i == ncalls || (msn && strcmp(called, msn))) {
+		diag("CONNECT_IND PLCI 0x%x to \"%s\" from \"%s\": ignored",
+		     m->adr.adrPLCI, called, calling);
+		CONNECT_RESP(&r, (_cword)applid, m->Messagenumber,
+			     m->adr.adrPLCI, 1 /* ignore */, 0, 1, 0, NULL,
+			     NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+			     NULL, NULL);
+		return;
+	}
+	diag("call %u: CONNECT_IND PLCI 0x%x to \"%s\" from \"%s\": accepted",
+	     i, m->adr.adrPLCI, called, calling);
+	calls[i].plci = m->adr.adrPLCI;
+	calls[i].state = DIALING;
+	/* The B protocols of the calls we place: HDLC, transparent. */
+	CONNECT_RESP(&r, (_cword)applid, m->Messagenumber, m->adr.adrPLCI,
+		     0 /* accept */, 0 /* HDLC */, 1 /* transparent */,
+		     0 /* transparent */, NULL, NULL, NULL, NULL, NULL, NULL,
+		     NULL, NULL, NULL, NULL, NULL);
+}
+
 /* Handle one message; returns 0, or -1 when none came within timeout_ms. */
 static int pump(int timeout_ms)
 {
@@ -105,6 +183,22 @@ static int pump(int timeout_ms)
 		return -1;
 
 	switch (m.Command << 8 | m.Subcommand) {
+	case CAPI_LISTEN << 8 | CAPI_CONF:
+		listen_info = m.Info;
+		listen_done = true;
+		break;
+	case CAPI_CONNECT << 8 | CAPI_IND:
+		incoming(&m);
+		break;
+	case CAPI_CONNECT_B3 << 8 | CAPI_IND:
+		c = by_plci(m.adr.adrNCCI & 0xffff);
+		if (c && c->state == ACTIVE) {
+			c->ncci = m.adr.adrNCCI;
+			c->state = B3_DIALING;
+		}
+		CONNECT_B3_RESP(&r, (_cword)applid, m.Messagenumber,
+				m.adr.adrNCCI, c ? 0 : 2 /* reject */, NULL);
+		break;
 	case CAPI_CONNECT << 8 | CAPI_CONF:
 		c = by_msgnum(m.Messagenumber);
 		info = m.Info;
@@ -194,14 +288,17 @@ static void settle(enum state from, double seconds)
 
 static void dial(void)
 {
-	unsigned char called[8];
+	unsigned char called[34];
 	_cmsg m;
 	unsigned int i;
 
 	for (i = 0; i < ncalls; i++) {
 		/* Called party number: type/plan byte, then digits. */
-		int len = snprintf((char *)called + 2, sizeof(called) - 2,
-				   "%u", i);
+		int len = number ?
+			snprintf((char *)called + 2, sizeof(called) - 2, "%s",
+				 number) :
+			snprintf((char *)called + 2, sizeof(called) - 2, "%u",
+				 i);
 
 		called[0] = (unsigned char)(len + 1);
 		called[1] = 0x80;
@@ -234,6 +331,57 @@ static void dial(void)
 	for (i = 0; i < ncalls; i++)
 		check(calls[i].state == B3_ACTIVE, "call %u: B3 up, NCCI 0x%x", i,
 		      calls[i].ncci);
+}
+
+/* Pump until every call slot is B3_ACTIVE, or stop, or the time is up. */
+static bool all_b3_active(double seconds)
+{
+	double end = now() + seconds;
+	unsigned int i, up;
+
+	do {
+		for (i = 0, up = 0; i < ncalls; i++)
+			if (calls[i].state == B3_ACTIVE)
+				up++;
+		if (up == ncalls)
+			return true;
+	} while (!stop && (pump(100) == 0 || now() < end));
+	return false;
+}
+
+static void listen_and_answer(void)
+{
+	unsigned char own[34];
+	unsigned char *calling = NULL;
+	double end;
+	unsigned int i;
+	_cmsg m;
+
+	if (msn) {
+		int len = snprintf((char *)own + 2, sizeof(own) - 2, "%s", msn);
+
+		own[0] = (unsigned char)(len + 1);
+		own[1] = 0x80;
+		calling = own;
+	}
+	/* CIP mask: bit 0 any service, bit 2 unrestricted digital (what
+	 * the calls we place carry).
+	 */
+	LISTEN_REQ(&m, (_cword)applid, (_cword)msgnum++, ctrl, 0,
+		   1u << 0 | 1u << 2, 0, calling, NULL);
+	end = now() + 10;
+	while (!listen_done && now() < end)
+		pump(100);
+	check(listen_done && listen_info == 0,
+	      "LISTEN_REQ on controller %u: Info 0x%04x", ctrl, listen_info);
+	if (!listen_done || listen_info)
+		return;
+	printf("LISTENING\n");
+	all_b3_active(answer_s);
+	for (i = 0; i < ncalls; i++)
+		check(calls[i].state == B3_ACTIVE,
+		      "call %u: answered, PLCI 0x%x, B3 up, NCCI 0x%x", i,
+		      calls[i].plci, calls[i].ncci);
 }
 
 /* Wait for a name to appear, as pppdcapiplugin does: retry for a while. */
@@ -420,6 +568,7 @@ static void hang_up(void)
 		if (calls[i].state != DOWN && calls[i].state != IDLE)
 			up++;
 	check(up == 0, "hung up: %u call(s) still up", up);
+	hung_up = true;
 }
 
 static void on_signal(int sig)
@@ -428,12 +577,105 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
+static void print_status(int st)
+{
+	if (WIFEXITED(st))
+		printf("EXIT %d\n", WEXITSTATUS(st));
+	else
+		printf("EXIT signal %d\n", WTERMSIG(st));
+}
+
+/* Pump for up to `seconds` until the child ends; true when it did. */
+static bool reap(pid_t pid, int *st, double seconds)
+{
+	double end = now() + seconds;
+
+	do {
+		if (waitpid(pid, st, WNOHANG) == pid)
+			return true;
+		pump(50);
+	} while (now() < end);
+	return false;
+}
+
+/*
+ * Run cmd with call 0's tty in it, keep the call up while it runs.  The
+ * call goes down when the command ends, on SIGTERM/SIGINT (hang up first,
+ * then wait for the command), or by the network (wait for the command).
+ */
+static void run_command(char **cmd, int argc)
+{
+	struct call *c = &calls[0];
+	char leg[64];
+	char **args;
+	bool ended;
+	pid_t pid;
+	int i, st = 0;
+
+	if (c->state != B3_ACTIVE || !c->tty[0])
+		return;
+	snprintf(leg, sizeof(leg), "/dev/capi20.%02d", c->unit);
+	args = calloc((size_t)argc + 1, sizeof(*args));
+	if (!args)
+		return;
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(cmd[i], "{tty}")) {
+			args[i] = c->tty;
+		} else if (!strcmp(cmd[i], "{legacy}")) {
+			check(wait_name(leg), "call 0: %s appeared", leg);
+			args[i] = leg;
+		} else {
+			args[i] = cmd[i];
+		}
+	}
+	/* The command must not hold the application: not its /dev/capi20. */
+	fcntl(capi20_fileno(applid), F_SETFD, FD_CLOEXEC);
+	pid = fork();
+	if (pid == 0) {
+		execvp(args[0], args);
+		fprintf(stderr, "capi-call: %s: %s\n", args[0], strerror(errno));
+		_exit(127);
+	}
+	free(args);
+	check(pid > 0, "call 0: %s started on %s", cmd[0], c->tty);
+	if (pid < 0)
+		return;
+	printf("RUNNING %d\n", (int)pid);
+	for (;;) {
+		ended = waitpid(pid, &st, WNOHANG) == pid;
+		if (ended || stop || c->state != B3_ACTIVE)
+			break;
+		pump(50);
+	}
+	if (ended) {
+		print_status(st);
+		return;
+	}
+	if (stop) {
+		diag("hanging up under %s", cmd[0]);
+		hang_up();
+	} else {
+		diag("the network hung up call 0 under %s", cmd[0]);
+		settle(B3_DOWN, 5);
+	}
+	ended = reap(pid, &st, 15);
+	check(ended, "%s ended by itself after the hang-up", cmd[0]);
+	if (!ended) {
+		kill(pid, SIGTERM);
+		if (!reap(pid, &st, 5)) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+		}
+	}
+	print_status(st);
+}
+
 int main(int argc, char **argv)
 {
 	unsigned int err;
 	int c, rc;
 
-	while ((c = getopt(argc, argv, "c:n:w:lHEB:")) != -1) {
+	while ((c = getopt(argc, argv, "+c:n:w:lHEB:d:Am:t:")) != -1) {
 		switch (c) {
 		case 'c': ctrl = (unsigned int)atoi(optarg); break;
 		case 'n': ncalls = (unsigned int)atoi(optarg); break;
@@ -442,9 +684,15 @@ int main(int argc, char **argv)
 		case 'H': hold = true; break;
 		case 'E': no_echo = true; break;
 		case 'B': bulk = (size_t)strtoul(optarg, NULL, 10); break;
+		case 'd': number = optarg; break;
+		case 'A': answer = true; break;
+		case 'm': msn = optarg; break;
+		case 't': answer_s = (unsigned int)atoi(optarg); break;
 		default:
 			fprintf(stderr, "usage: capi-call [-c CTRL] [-n CALLS] "
-				"[-w SECONDS] [-l] [-H] [-E] [-B BYTES]\n");
+				"[-w SECONDS] [-l] [-H] [-E] [-B BYTES]\n"
+				"       [-d NUMBER | -A [-m MSN] [-t SECONDS]] "
+				"[COMMAND ARG...]\n");
 			return 2;
 		}
 	}
@@ -453,7 +701,21 @@ int main(int argc, char **argv)
 			MAX_CALLS);
 		return 2;
 	}
+	if (optind < argc && ncalls != 1) {
+		fprintf(stderr, "capi-call: a COMMAND takes exactly one call (-n 1)\n");
+		return 2;
+	}
+	if ((answer && number) || (!answer && msn)) {
+		fprintf(stderr, "capi-call: -d places calls, -A and -m answer them\n");
+		return 2;
+	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (answer || optind < argc) {
+		struct sigaction sa = { .sa_handler = on_signal };
+
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGINT, &sa, NULL);
+	}
 
 	err = capi20_isinstalled();
 	check(err == CapiNoError, "CAPI is installed (0x%04x %s)", err,
@@ -468,10 +730,15 @@ int main(int argc, char **argv)
 	      "CAPIFLAG_HIGHJACKING set");
 
 	if (ncalls) {
-		dial();
+		if (answer)
+			listen_and_answer();
+		else
+			dial();
 		use_ttys();
 	}
-	if (hold) {
+	if (ncalls && optind < argc)
+		run_command(argv + optind, argc - optind);
+	else if (hold) {
 		struct sigaction sa = { .sa_handler = on_signal };
 
 		sigaction(SIGTERM, &sa, NULL);
@@ -480,7 +747,7 @@ int main(int argc, char **argv)
 		while (!stop)
 			pump(50);
 	}
-	if (ncalls)
+	if (ncalls && !hung_up)
 		hang_up();
 	check(capi20_release(applid) == CapiNoError, "application released");
 out:
