@@ -15,6 +15,7 @@ qemu-system-x86
 clang libclang-rt-14-dev
 libcapi20-dev libcapi20-3
 dkms
+ppp iproute2 iputils-ping
 "
 
 missing=""

@@ -1,7 +1,7 @@
 #!/bin/bash
 # test/qemu/scenario.sh - run a group of make check scenarios in the VM.
 #
-# Usage: test/qemu/scenario.sh udev|kernel|prefix|demo|stock-udev|stock-kernel
+# Usage: test/qemu/scenario.sh udev|kernel|prefix|pppd|demo|stock-udev|stock-kernel
 #
 # Boots the patched kernel with systemd, udevd, 50-capi.rules,
 # capi-devd.service and the libcapi20 client capi-call, and runs
@@ -10,11 +10,13 @@
 #   udev    udevd + rules + capi-devd --source=udev
 #   kernel  udevd masked, capi-devd --source=kernel
 #   prefix  the pre-fix fixture build of kernelcapi
-#   demo    as udev: a few calls, the names, --verify (./demo.sh)
+#   pppd    as udev: two pppd over a switched call (guest/pppd-lib.sh)
+#   demo    as udev: a few calls, the names, --verify, pppd (./demo.sh)
 #   stock-udev, stock-kernel  as udev and kernel, on Debian's own kernel
 #           (CAPI_KERNEL_KIND=stock, kernel/stock.sh; test/qemu/t-stock.sh)
 # Every guest/scenarios-*.sh is in the guest as /capi-test/scenarios-*.sh,
 # so that a boot's script can source another's scenarios (DEFINE_ONLY=1).
+# pppd, demo and stock-udev also get guest/pppd-lib.sh and pppd's tools.
 # CAPI_DEVD, CAPI_CALL and SEND_UEVENT name the built binaries (make check
 # sets them).  CAPI_SCENARIOS="5 10" runs only those scenarios (after the
 # group's setup); a group that has none of them is skipped.
@@ -45,18 +47,23 @@ fi
 
 append=""
 modules=staging
+# pppd over CAPI (guest/pppd-lib.sh): Debian's pppd, iproute2, ping, socat
+ppp=(--add "$here/guest/pppd-lib.sh:/capi-test/pppd-lib.sh"
+	--add /usr/sbin/pppd --add /usr/bin/ip --add /usr/bin/ping --add /usr/bin/socat)
 case $group in
 stock-*) export CAPI_KERNEL_KIND=stock ;;
 esac
 case $group in
-udev|demo|stock-udev) ;;
+udev) ppp=() ;;
+pppd|demo|stock-udev) ;;
 kernel|stock-kernel)
+	ppp=()
 	for u in systemd-udevd.service systemd-udevd-control.socket \
 		systemd-udevd-kernel.socket systemd-udev-trigger.service \
 		systemd-udev-settle.service; do
 		append="$append systemd.mask=$u"
 	done ;;
-prefix) modules=staging-prefix ;;
+prefix) modules=staging-prefix; ppp=() ;;
 *) echo "scenario.sh: unknown group '$group'" >&2; exit 2 ;;
 esac
 
@@ -86,4 +93,4 @@ exec "$here/vm-test.sh" "$guest" "${others[@]}" \
 	--add "$top/rules/50-capi.rules:/lib/udev/rules.d/50-capi.rules" \
 	--add "$work/devices.txt:/usr/share/capi-devd/devices.txt" \
 	--unit "$work/capi-devd.service" --enable capi-devd.service \
-	--pkg libcapi20-3
+	--pkg libcapi20-3 ${ppp[@]+"${ppp[@]}"}

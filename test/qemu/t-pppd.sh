@@ -1,0 +1,3 @@
+#!/bin/sh
+# make check: pppd over CAPI in the VM (issue 8 section 3); see test/qemu/scenario.sh.
+exec "$(dirname "$0")/scenario.sh" pppd
