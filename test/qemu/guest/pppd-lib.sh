@@ -232,7 +232,8 @@ pppd_down() {	# pppd_down LABEL HOW
 }
 
 pppd_round() {	# pppd_round HOW [full]
-	local label="$1 hangs up" t0 t1
+	# under a scenario "pppd, the caller hangs up": "its client: ..."
+	local label="its ${1#*-}" t0 t1
 	t0=$(date +%s.%N)
 	if pppd_up "$label"; then
 		if [ "${2:-}" = full ]; then
