@@ -3,7 +3,9 @@
 # libcapi20 client, the patched kernel), boots the VM with systemd, udevd,
 # 50-capi.rules and capi-devd.service, places a few calls through capisim,
 # shows the names that appeared and the --verify verdict, echoes data
-# through a tty, hangs up and shows the names gone.
+# through a tty, hangs up and shows the names gone; then two pppd, one per
+# end of a call that capisim switches, dial each other through those names,
+# ping across the link and hang up.
 #   ./demo.sh --replay   the same story without a VM: a recorded event
 #                        stream replayed into a temporary root
 # Run as root on Debian 12.
@@ -13,13 +15,13 @@ cd "$(dirname "$0")"
 autoreconf -fi >/dev/null
 mkdir -p build
 (cd build && { [ -f Makefile ] || ../configure --enable-werror >/dev/null; } &&
-	make -j"$(nproc)" capi-devd test/client/capi-call >/dev/null)
+	make -j"$(nproc)" capi-devd test/client/capi-call test/send-uevent >/dev/null)
 DEVD=$PWD/build/capi-devd
 
 if [ "${1:-}" != --replay ]; then
 	echo "== building the kernel (cached) and booting the VM; this takes a while the first time"
 	CAPI_DEVD=$DEVD CAPI_CALL=$PWD/build/test/client/capi-call \
-		exec test/qemu/scenario.sh demo
+		SEND_UEVENT=$PWD/build/test/send-uevent exec test/qemu/scenario.sh demo
 fi
 
 R=$(mktemp -d /tmp/capi-devd-demo.XXXXXX)

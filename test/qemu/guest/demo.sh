@@ -2,7 +2,8 @@
 # Runs INSIDE the demo VM (udevd, 50-capi.rules, capi-devd.service):
 # places a few calls through capisim with the libcapi20 client, shows the
 # names that appeared and the --verify verdict, echoes data through a tty,
-# hangs up and shows the names gone.
+# hangs up and shows the names gone.  Then two pppd dial each other
+# (guest/pppd-lib.sh), a ping crosses the link, the caller hangs up.
 # shellcheck source=test/qemu/guest/scenario-lib.sh
 . /capi-test/scenario-lib.sh
 boot demo
@@ -32,4 +33,10 @@ show
 echo "\$ capi-devd --verify"
 capi-devd --verify --devices-txt="$SPEC"
 names_gone "after hang-up"
+
+echo
+echo "# pppd over CAPI: two ends in two network namespaces, a call switched by capisim"
+# shellcheck source=test/qemu/guest/pppd-lib.sh
+. /capi-test/pppd-lib.sh
+pppd_demo
 finish
