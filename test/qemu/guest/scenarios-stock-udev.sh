@@ -10,6 +10,8 @@
 . /capi-test/scenario-lib.sh
 # shellcheck source=test/qemu/guest/scenarios-udev.sh
 DEFINE_ONLY=1 . /capi-test/scenarios-udev.sh
+# shellcheck source=test/qemu/guest/pppd-lib.sh
+. /capi-test/pppd-lib.sh
 boot "Debian's stock kernel: udevd + rules + capi-devd"
 KREL=$(uname -r)
 
@@ -79,4 +81,20 @@ scenario_14() {
 	names_gone "after the calls"
 }
 
-run_scenarios 14 1
+scenario_17() {
+	scenario "17 pppd on Debian's kernelcapi"
+	# N_SYNC_PPP sets its own receive_room, so the stock receive path
+	# that starves n_tty (scenario 14) feeds pppd: no fix needed.
+	check "the kernelcapi of the scenarios before unloads" wait_for 10 unload_capi
+	insmod "/usr/lib/modules/$KREL/kernel/drivers/isdn/capi/kernelcapi.ko"
+	check "Debian's own kernelcapi.ko is loaded" is_debian_kernelcapi
+	modprobe capisim $CAPISIM_PARAMS
+	check "capisim's controller is listed" wait_for 5 grep -q . /proc/capi/controller
+	settle
+	pppd_setup
+	pppd_caller_hangs_up
+	pppd_answerer_hangs_up
+	check "Debian's kernelcapi is still the one loaded" is_debian_kernelcapi
+}
+
+run_scenarios 14 1 17
