@@ -6,7 +6,7 @@ set -eu
 
 PACKAGES="
 build-essential autoconf automake pkg-config
-libudev-dev libkmod-dev libsystemd-dev
+libudev-dev libkmod-dev
 systemd udev kmod mandoc man-db socat time shellcheck
 linux-source-6.1 xz-utils
 flex bison bc cpio libelf-dev libssl-dev ccache rsync
@@ -16,6 +16,7 @@ clang libclang-rt-14-dev
 libcapi20-dev libcapi20-3
 dkms
 ppp iproute2 iputils-ping
+busybox gnuplot-nox
 "
 
 missing=""

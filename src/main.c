@@ -16,10 +16,10 @@
 #include <unistd.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
-#include <systemd/sd-daemon.h>
 #include "coldplug.h"
 #include "log.h"
 #include "modload.h"
+#include "notify.h"
 #include "policy.h"
 #include "source.h"
 #include "tree.h"
@@ -275,12 +275,12 @@ static void notify_status(struct daemon *d, bool force)
 	d->status_at = now.tv_sec;
 	d->status_forged = d->st.foreign;
 	d->status_overflows = d->st.overflows;
-	sd_notifyf(0, "STATUS=source %s: %lu events, %lu bad, %lu forged, "
-		   "%lu overflows, %lu rescans, %lu changes, "
-		   "%lu names left alone",
-		   d->source_name, d->st.events, d->st.bad, d->st.foreign,
-		   d->st.overflows, d->rescans, d->tree.changes,
-		   d->tree.refused);
+	notify_sendf("STATUS=source %s: %lu events, %lu bad, %lu forged, "
+		     "%lu overflows, %lu rescans, %lu changes, "
+		     "%lu names left alone",
+		     d->source_name, d->st.events, d->st.bad, d->st.foreign,
+		     d->st.overflows, d->rescans, d->tree.changes,
+		     d->tree.refused);
 }
 
 static void converge(struct daemon *d, const char *why)
@@ -419,9 +419,9 @@ static int handle_signal(struct daemon *d, int sfd)
 
 	while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo == SIGHUP) {
-			sd_notify(0, "RELOADING=1");
+			notify_send("RELOADING=1");
 			converge(d, "SIGHUP rescan");
-			sd_notify(0, "READY=1");
+			notify_send("READY=1");
 			notify_status(d, true);
 		} else {
 			log_info("signal %d: exiting", (int)si.ssi_signo);
@@ -467,7 +467,7 @@ static int run_daemon(struct daemon *d, enum source_kind kind)
 
 	/* Listen first, then scan: nothing falls between the two. */
 	converge(d, "start");
-	sd_notify(0, "READY=1");
+	notify_send("READY=1");
 	notify_status(d, true);
 
 	for (;;) {
@@ -507,7 +507,7 @@ static int run_daemon(struct daemon *d, enum source_kind kind)
 	ret = 0;
 out:
 	log_flush(true);
-	sd_notify(0, "STOPPING=1");
+	notify_send("STOPPING=1");
 	if (us)
 		udev_source_close(us);
 	if (kfd >= 0)
