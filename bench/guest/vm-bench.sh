@@ -1,0 +1,152 @@
+#!/bin/bash
+# Runs INSIDE the test VM (bench/vm-bench.sh boots it): the same workload
+# against three namers, one after the other, in one boot:
+#   udevd    systemd-udevd with 50-capi.rules (running from the boot)
+#   capi-devd  capi-devd --source=kernel alone (udevd stopped)
+#   mdev     busybox mdev -d with bench/guest/mdev.conf (udevd stopped):
+#            the same names, group and mode, capi20.NN a node, not a link
+# For each: a check of the names, group and mode with calls held; then the
+# storm (ROUNDS rounds of CALLS calls placed and hung up, the client not
+# waiting for capi20.NN), timed by capi-probe; the time to converge; the
+# wake-ups over IDLE seconds of quiet; the memory.  Kernel command line:
+# capi.bench=ROUNDS,CALLS,IDLE (default 100,32,60).
+# Results go out as TAP diagnostics the host parses:
+#   # bench NAME key value ...
+#   # cdf NAME FRACTION MICROSECONDS
+. /capi-test/scenario-lib.sh
+scenario_list="vm-bench"
+rounds=100 calls=32 idle=60
+for a in $(cat /proc/cmdline); do
+	case $a in
+	capi.bench=*) IFS=, read -r rounds calls idle <<<"${a#capi.bench=}" ;;
+	esac
+done
+echo "# vm-bench: $rounds rounds x $calls calls, idle ${idle}s, kernel $(uname -r)"
+
+scenario="setup"
+check "systemd-udevd runs (configuration udevd first)" systemctl -q is-active systemd-udevd.service
+modprobe capisim nbchan="$calls"
+check "capisim's controller is listed" wait_for 10 grep -q . /proc/capi/controller
+settle
+
+# Wake-ups of PID and its children: context switches (voluntary: each
+# sleep that ends; nonvoluntary: preemptions), from /proc/PID/status, summed.
+# (/proc/PID/schedstat needs CONFIG_SCHED_INFO, which the test kernel lacks.)
+tasks() { echo "$1"; pgrep -P "$1"; }
+wakeups() {
+	local p
+	for p in $(tasks "$1"); do cat "/proc/$p/status" 2>/dev/null; done |
+		awk '/^(voluntary|nonvoluntary)_ctxt_switches:/ { s += $2 } END { print s + 0 }'
+}
+# memory PID: over PID and its children, KiB.  The guest's files live in
+# the initramfs (tmpfs), whose pages are always dirty: a library page only
+# this process maps counts as Private_Dirty there, clean on a disk.
+# Anonymous is the memory the process made itself, on any file system.
+memory() {
+	local p
+	for p in $(tasks "$1"); do cat "/proc/$p/smaps_rollup" 2>/dev/null; done |
+		awk '/^Rss:/ { r += $2 } /^Pss:/ { p += $2 } /^Private_Dirty:/ { d += $2 }
+			/^Anonymous:/ { a += $2 }
+			END { printf "rss_kib %d pss_kib %d private_dirty_kib %d anon_kib %d\n", r, p, d, a }'
+}
+# quiet SECONDS LIMIT: no capi20.NN for SECONDS in a row, within LIMIT.
+quiet() {
+	local end=$(( $(date +%s) + $2 )) since=""
+	while [ "$(date +%s)" -lt $end ]; do
+		if none_match '/dev/capi20.*'; then
+			[ -z "$since" ] && since=$(date +%s)
+			[ $(( $(date +%s) - since )) -ge "$1" ] && return 0
+		else
+			since=""
+		fi
+		sleep 0.2
+	done
+	return 1
+}
+quantiles() {	# quantiles NAME FILE: p50/p99 on stdout, the CDF as "# cdf" lines
+	grep -v lost "$2" | sort -n | awk -v name="$1" '
+		{ v[NR] = $1 }
+		END {
+			if (!NR) { print "p50_us - p99_us - max_us -"; exit }
+			for (i = 1; i <= 200; i++) {
+				k = int(i * NR / 200 + 0.999999); if (k < 1) k = 1
+				printf "# cdf %s %.3f %d\n", name, i / 200, v[k] >"/dev/stderr"
+			}
+			k50 = int(0.5 * NR + 0.999999); k99 = int(0.99 * NR + 0.999999)
+			printf "p50_us %d p99_us %d max_us %d\n", v[k50], v[k99], v[NR]
+		}'
+}
+
+bench() {	# bench NAME PID
+	local name=$1 pid=$2 probe out t0 t1 w0 w1 fails=0 r line q
+	scenario=$name
+	check "$name runs (pid $pid)" kill -0 "$pid"
+	wait_for 10 none_match '/dev/capi20.*'
+
+	# The contract, with calls held: names, group, mode.
+	calls_up 4 -l -w 30
+	contract "names, group and mode"
+	calls_down
+	check "the names go with the calls" wait_for 60 none_match '/dev/capi20.*'
+
+	# The storm, timed by the probe.
+	capi-probe "/tmp/lat.$name" >"/tmp/probe.$name" 2>&1 &
+	probe=$!
+	wait_for 10 grep -q ready "/tmp/probe.$name"
+	t0=$(date +%s%N)
+	for ((r = 0; r < rounds; r++)); do
+		capi-call -n "$calls" -E -w 30 >/tmp/storm.out 2>&1 || fails=$((fails + 1))
+	done
+	t1=$(date +%s%N)
+	check "storm: the client placed and hung up every call ($fails failed rounds)" test $fails = 0
+	[ $fails = 0 ] || grep -v '^ok' /tmp/storm.out | tail -5 | diag
+	# Converged: no capi20.NN for 3 s in a row (a namer that is behind
+	# still makes names of ttys long gone).
+	check "storm: converged (no capi20.NN for 3 s)" quiet 3 300
+	kill -TERM $probe
+	wait $probe
+	# probe: adds A removes R named K unresolved U lost L dangling D ...
+	line=$(sed -n 's/^probe: adds/adds/p' "/tmp/probe.$name")
+	grep -v '^probe: \(ready\|adds\)' "/tmp/probe.$name" | head -5 | diag
+	pv() { awk -v k="$1" '{ for (i = 1; i < NF; i += 2) if ($i == k) print $(i + 1) }' <<<"$line"; }
+	check "storm: $(pv adds) tty adds seen (want $((rounds * calls)))" test "$(pv adds)" -ge $((rounds * calls))
+	check "storm: no name lost ($(pv lost))" test "$(pv lost)" = 0
+	check "storm: no name dangling ($(pv dangling))" test "$(pv dangling)" = 0
+	q=$(quantiles "$name" "/tmp/lat.$name" 2>"/tmp/cdf.$name")
+	cat "/tmp/cdf.$name"
+
+	# Quiet: wake-ups of the namer (and its children) over IDLE seconds.
+	sleep 2
+	w0=$(wakeups "$pid")
+	sleep "$idle"
+	w1=$(wakeups "$pid")
+	echo "# bench $name $q $line storm_ms $(((t1 - t0) / 1000000)) idle_s $idle wakeups $((w1 - w0)) $(memory "$pid") tasks $(tasks "$pid" | wc -l)"
+}
+
+# (a) udevd with 50-capi.rules, as booted.
+udevd=$(systemctl show -P MainPID systemd-udevd.service)
+bench udevd "$udevd"
+systemctl stop systemd-udevd-control.socket systemd-udevd-kernel.socket systemd-udevd.service
+check "udevd stopped" wait_for 10 test ! -e /run/udev/control
+
+# (b) capi-devd --source=kernel alone.
+capi-devd --source=kernel --no-modprobe -q &
+devd=$!
+wait_for 10 test -L /dev/isdn/capi20
+bench capi-devd "$devd"
+kill -TERM "$devd"
+wait "$devd"
+check "capi-devd exits 0 on SIGTERM" test $? = 0
+
+# (c) busybox mdev -d (-f: in the foreground, so its pid is ours).
+# mdev -s first, as a system with mdev boots: the control device's names.
+rm -f /dev/isdn/capi20
+busybox mdev -df &
+mdev=$!
+busybox mdev -s
+check "mdev -s: /dev/isdn/capi20" wait_for 10 resolves_to /dev/isdn/capi20 68:0
+bench mdev "$mdev"
+kill -TERM "$mdev"
+wait "$mdev"
+
+finish

@@ -1,0 +1,136 @@
+#!/bin/bash
+# vm-bench.sh - udevd + rules, capi-devd and busybox mdev side by side,
+# in one boot of the test VM (test/qemu), on the same workload.
+#
+# Usage: bench/vm-bench.sh [--smoke]        (or: make bench-vm)
+#
+# The guest (bench/guest/vm-bench.sh) runs, for each namer, a check of the
+# names, group and mode, then a storm of ROUNDS rounds of CALLS calls up
+# and down through capisim, timed by bench/capi-probe (uevent read to
+# /dev/capi20.NN appearing), then IDLE seconds of quiet.  This prints a
+# table, writes the latency CDF as a PNG (its path is printed) and ends
+# with the line
+#
+#   vm-bench: p99 capi-devd/udevd RATIO, lost LOST, private_dirty_kib N, rss_kib M
+#
+# LOST counts the names lost and left dangling in all three namers;
+# N and M are capi-devd's.  Exit status: the guest's (1 when one of its
+# checks failed, the figures are printed all the same).
+#
+# Environment:
+#   BENCH_ROUNDS (100), BENCH_CALLS (32), BENCH_IDLE (60 s); --smoke
+#     sets 3, 8 and 2.
+#   BENCH_OUT   where the report, the data and the PNG go
+#               (default $CAPI_DEVD_CACHE/bench, the test VM's cache)
+#   CAPI_DEVD, CAPI_CALL, CAPI_PROBE: the built binaries (make bench-vm
+#     and make check set them); without them the tree is configured and
+#     built under $BENCH_OUT/build.
+#   and those of test/qemu/vm-test.sh (CAPI_QEMU_TIMEOUT, ...).
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top=$(cd "$here/.." && pwd)
+cache=${CAPI_DEVD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/capi-devd}
+rounds=${BENCH_ROUNDS:-100} calls=${BENCH_CALLS:-32} idle=${BENCH_IDLE:-60}
+if [ "${1:-}" = --smoke ]; then
+	rounds=${BENCH_ROUNDS:-3} calls=${BENCH_CALLS:-8} idle=${BENCH_IDLE:-2}
+fi
+out=${BENCH_OUT:-$cache/bench}
+mkdir -p "$out"
+for tool in gnuplot busybox; do
+	command -v $tool >/dev/null ||
+		{ echo "vm-bench: $tool is missing: run ./install-deps.sh" >&2; exit 1; }
+done
+
+if [ -z "${CAPI_DEVD:-}" ]; then
+	b=$out/build
+	mkdir -p "$b"
+	[ -x "$top/configure" ] || (cd "$top" && autoreconf -fi)
+	[ -f "$b/Makefile" ] || (cd "$b" && "$top/configure" -q)
+	make -s -C "$b" -j2 capi-devd test/client/capi-call bench/capi-probe >&2
+	CAPI_DEVD=$b/capi-devd CAPI_CALL=$b/test/client/capi-call
+	CAPI_PROBE=$b/bench/capi-probe
+fi
+: "${CAPI_CALL:?set CAPI_CALL to the built test/client/capi-call}"
+: "${CAPI_PROBE:?set CAPI_PROBE to the built bench/capi-probe}"
+
+# Under TCG a round of 32 calls takes about a second; a namer that falls
+# behind takes longer.  Generous, the guest ends itself when done.
+timeout=$((300 + 3 * (rounds * calls / 8 + idle + 60)))
+# The test kernel has no ACPI, so no HPET or PM timer to calibrate the TSC
+# against: it falls back to jiffies, and every clock reading in the guest
+# would be a multiple of 4 ms.  Under TCG the guest's TSC runs at the
+# host's rate: give the kernel that rate.
+khz=$(awk -F: '/^cpu MHz/ { printf "%d", $2 * 1000; exit }' /proc/cpuinfo)
+tsc="tsc_early_khz=$khz tsc=reliable clocksource=tsc"
+report=$out/report.tap
+echo "vm-bench: booting the test VM: $rounds rounds x $calls calls, idle ${idle}s (limit ${timeout}s)" >&2
+rc=0
+CAPI_QEMU_TIMEOUT=${CAPI_QEMU_TIMEOUT:-$timeout} \
+CAPI_VM_APPEND="${CAPI_VM_APPEND:-} $tsc capi.bench=$rounds,$calls,$idle" \
+"$top/test/qemu/vm-test.sh" "$here/guest/vm-bench.sh" \
+	--add "$top/test/qemu/guest/scenario-lib.sh:/capi-test/scenario-lib.sh" \
+	--add "$CAPI_DEVD:/usr/sbin/capi-devd" \
+	--add "$CAPI_CALL:/usr/bin/capi-call" \
+	--add "$CAPI_PROBE:/usr/bin/capi-probe" \
+	--add "$(command -v busybox):/usr/bin/busybox" \
+	--add "$here/guest/mdev.conf:/etc/mdev.conf" \
+	--add /usr/bin/pgrep \
+	--add "$top/rules/50-capi.rules:/lib/udev/rules.d/50-capi.rules" \
+	--pkg libcapi20-3 >"$report" || rc=$?
+grep -E '^(not ok|Bail out)' "$report" >&2 || true
+
+# "# bench NAME key value key value ..." -> $out/NAME.fig (key value lines)
+names="udevd capi-devd mdev"
+for n in $names; do
+	sed -n "s/^# bench $n //p" "$report" | tr ' ' '\n' | paste -d' ' - - >"$out/$n.fig"
+	sed -n "s/^# cdf $n //p" "$report" | awk '{ print $2 / 1000, $1 }' >"$out/cdf-$n.dat"
+done
+fig() { awk -v k="$2" '$1 == k { print $2 }' "$out/$1.fig"; }
+for n in $names; do
+	[ -s "$out/$n.fig" ] || { echo "vm-bench: no figures for $n (report: $report)" >&2; cat "$report" >&2; exit 1; }
+done
+
+ms() { awk -v us="$1" 'BEGIN { if (us == "-") print "-"; else printf "%.2f", us / 1000 }'; }
+{
+	f='%-10s %7s %7s %8s %5s %5s %5s %5s %7s %7s %6s %6s %6s %6s %6s\n'
+	# shellcheck disable=SC2059
+	printf "$f" namer p50_ms p99_ms max_ms adds unres lost dangl conv_ms storm_s \
+		"wakeup" rss pss pdirty anon
+	for n in $names; do
+		# shellcheck disable=SC2059
+		printf "$f" "$n" \
+			"$(ms "$(fig $n p50_us)")" "$(ms "$(fig $n p99_us)")" "$(ms "$(fig $n max_us)")" \
+			"$(fig $n adds)" "$(fig $n unresolved)" "$(fig $n lost)" "$(fig $n dangling)" \
+			"$(fig $n converge_ms)" \
+			"$(awk -v ms="$(fig $n storm_ms)" 'BEGIN { printf "%.1f", ms / 1000 }')" \
+			"$(fig $n wakeups)" "$(fig $n rss_kib)" "$(fig $n pss_kib)" \
+			"$(fig $n private_dirty_kib)" "$(fig $n anon_kib)"
+	done
+	echo "(unres: names made after their tty had gone; conv_ms: last uevent to last name change;"
+	echo " wakeup: context switches in ${idle} s idle; memory in KiB, over the namer and its children)"
+} | tee "$out/table.txt"
+
+png=$out/vm-bench-cdf.png
+gnuplot <<EOF
+set terminal pngcairo size 800,500 font ",10"
+set output "$png"
+set title "uevent of a CAPI tty to /dev/capi20.NN: $rounds x $calls calls, QEMU TCG"
+set xlabel "latency (ms, log scale)"
+set ylabel "fraction of tty adds"
+set logscale x
+set key bottom right
+set grid
+plot "$out/cdf-udevd.dat" using 1:2 with steps lw 2 title "systemd-udevd + 50-capi.rules", \
+     "$out/cdf-capi-devd.dat" using 1:2 with steps lw 2 title "capi-devd --source=kernel", \
+     "$out/cdf-mdev.dat" using 1:2 with steps lw 2 title "busybox mdev -d"
+EOF
+echo "vm-bench: latency CDF: $png"
+
+lost=0
+for n in $names; do
+	lost=$((lost + $(fig $n lost) + $(fig $n dangling)))
+done
+ratio=$(awk -v a="$(fig capi-devd p99_us)" -v b="$(fig udevd p99_us)" \
+	'BEGIN { if (b > 0) printf "%.3f", a / b; else print "nan" }')
+echo "vm-bench: p99 capi-devd/udevd $ratio, lost $lost, private_dirty_kib $(fig capi-devd private_dirty_kib), rss_kib $(fig capi-devd rss_kib)"
+exit $rc
