@@ -11,11 +11,12 @@
  * latency, written in microseconds to LATENCY-FILE, one a line.  It runs
  * until SIGTERM or SIGINT, then prints one line:
  *
- *   probe: adds A removes R named K unresolved U lost L dangling D
+ *   probe: adds A removes R named K unresolved U unnamed N dangling D
  *          converge_ms C first_to_last_ms T overflows O
  *
  * unresolved: names that did not resolve to their tty when they appeared
- * (made after the tty had gone); lost: adds that no name answered;
+ * (made after the tty had gone); unnamed: adds that no name answered (a
+ * namer may rightly skip the add of a tty that is already gone);
  * dangling: capi20.NN names in DEV at the end whose tty is gone or which
  * do not resolve to it; converge_ms: from the last CAPI tty uevent to the
  * last change of a capi20.NN name after it (0 if none came after).
@@ -61,7 +62,7 @@ static struct unit units[MAX_UNITS];
 static const char *devdir = "/dev";
 static int devfd = -1;
 static FILE *latf;
-static unsigned long adds, removes, named, unresolved, lost, overflows;
+static unsigned long adds, removes, named, unresolved, unnamed, overflows;
 static long long t_first, t_last_uevent, t_last_name;
 static volatile sig_atomic_t stop;
 
@@ -154,8 +155,8 @@ static void uevent(char *buf, size_t len, long long t)
 	if (!strcmp(action, "add")) {
 		adds++;
 		if (u->len == QLEN) {	/* QLEN adds behind: give one up */
-			fprintf(latf, "lost %ld\n", n);
-			lost++;
+			fprintf(latf, "unnamed %ld\n", n);
+			unnamed++;
 			u->head = (u->head + 1) % QLEN;
 			u->len--;
 		}
@@ -300,14 +301,14 @@ int main(int argc, char **argv)
 	read_inotify(in);
 	for (n = 0; n < MAX_UNITS; n++) {
 		if (units[n].len)
-			fprintf(latf, "lost %d x%u\n", n, units[n].len);
-		lost += units[n].len;
+			fprintf(latf, "unnamed %d x%u\n", n, units[n].len);
+		unnamed += units[n].len;
 	}
 	fclose(latf);
-	printf("probe: adds %lu removes %lu named %lu unresolved %lu lost %lu "
+	printf("probe: adds %lu removes %lu named %lu unresolved %lu unnamed %lu "
 	       "dangling %lu converge_ms %lld first_to_last_ms %lld "
 	       "overflows %lu\n",
-	       adds, removes, named, unresolved, lost, dangling(),
+	       adds, removes, named, unresolved, unnamed, dangling(),
 	       t_last_name > t_last_uevent ?
 			(t_last_name - t_last_uevent) / 1000000 : 0,
 	       (t_last_uevent - t_first) / 1000000, overflows);

@@ -3,6 +3,8 @@
 # in one boot of the test VM (test/qemu), on the same workload.
 #
 # Usage: bench/vm-bench.sh [--smoke]        (or: make bench-vm)
+#        bench/vm-bench.sh --report FILE     table, PNG and summary of the
+#                                            guest report of an earlier run
 #
 # The guest (bench/guest/vm-bench.sh) runs, for each namer, a check of the
 # names, group and mode, then a storm of ROUNDS rounds of CALLS calls up
@@ -13,7 +15,10 @@
 #
 #   vm-bench: p99 capi-devd/udevd RATIO, lost LOST, private_dirty_kib N, rss_kib M
 #
-# LOST counts the names lost and left dangling in all three namers;
+# LOST counts the names lost and left dangling in all three namers: the
+# storm's last round holds its calls until the namer has caught up, then
+# every held tty must have its name and no other name may be there, and
+# none may be left once they hang up;
 # N and M are capi-devd's.  Exit status: the guest's (1 when one of its
 # checks failed, the figures are printed all the same).
 #
@@ -31,9 +36,11 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/.." && pwd)
 cache=${CAPI_DEVD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/capi-devd}
 rounds=${BENCH_ROUNDS:-100} calls=${BENCH_CALLS:-32} idle=${BENCH_IDLE:-60}
-if [ "${1:-}" = --smoke ]; then
-	rounds=${BENCH_ROUNDS:-3} calls=${BENCH_CALLS:-8} idle=${BENCH_IDLE:-2}
-fi
+reuse=""
+case ${1:-} in
+--smoke) rounds=${BENCH_ROUNDS:-3} calls=${BENCH_CALLS:-8} idle=${BENCH_IDLE:-2} ;;
+--report) reuse=${2:?--report FILE} ;;
+esac
 out=${BENCH_OUT:-$cache/bench}
 mkdir -p "$out"
 for tool in gnuplot busybox; do
@@ -41,7 +48,9 @@ for tool in gnuplot busybox; do
 		{ echo "vm-bench: $tool is missing: run ./install-deps.sh" >&2; exit 1; }
 done
 
-if [ -z "${CAPI_DEVD:-}" ]; then
+if [ -n "$reuse" ]; then
+	:
+elif [ -z "${CAPI_DEVD:-}" ]; then
 	b=$out/build
 	mkdir -p "$b"
 	[ -x "$top/configure" ] || (cd "$top" && autoreconf -fi)
@@ -50,33 +59,43 @@ if [ -z "${CAPI_DEVD:-}" ]; then
 	CAPI_DEVD=$b/capi-devd CAPI_CALL=$b/test/client/capi-call
 	CAPI_PROBE=$b/bench/capi-probe
 fi
-: "${CAPI_CALL:?set CAPI_CALL to the built test/client/capi-call}"
-: "${CAPI_PROBE:?set CAPI_PROBE to the built bench/capi-probe}"
+run_vm() {	# boot the VM, the guest report into $report
+	: "${CAPI_CALL:?set CAPI_CALL to the built test/client/capi-call}"
+	: "${CAPI_PROBE:?set CAPI_PROBE to the built bench/capi-probe}"
 
-# Under TCG a round of 32 calls takes about a second; a namer that falls
-# behind takes longer.  Generous, the guest ends itself when done.
-timeout=$((300 + 3 * (rounds * calls / 8 + idle + 60)))
-# The test kernel has no ACPI, so no HPET or PM timer to calibrate the TSC
-# against: it falls back to jiffies, and every clock reading in the guest
-# would be a multiple of 4 ms.  Under TCG the guest's TSC runs at the
-# host's rate: give the kernel that rate.
-khz=$(awk -F: '/^cpu MHz/ { printf "%d", $2 * 1000; exit }' /proc/cpuinfo)
-tsc="tsc_early_khz=$khz tsc=reliable clocksource=tsc"
+	# Under TCG a round of 32 calls takes about a second; a namer that falls
+	# behind takes longer.  Generous, the guest ends itself when done.
+	timeout=$((300 + 3 * (rounds * calls / 8 + idle + 60)))
+	# The test kernel has no ACPI, so no HPET or PM timer to calibrate the TSC
+	# against: it falls back to jiffies, and every clock reading in the guest
+	# would be a multiple of 4 ms.  Under TCG the guest's TSC runs at the
+	# host's rate: give the kernel that rate.
+	khz=$(awk -F: '/^cpu MHz/ { printf "%d", $2 * 1000; exit }' /proc/cpuinfo)
+	tsc="tsc_early_khz=$khz tsc=reliable clocksource=tsc"
+	echo "vm-bench: booting the test VM: $rounds rounds x $calls calls, idle ${idle}s (limit ${timeout}s)" >&2
+	CAPI_QEMU_TIMEOUT=${CAPI_QEMU_TIMEOUT:-$timeout} \
+	CAPI_VM_APPEND="${CAPI_VM_APPEND:-} $tsc capi.bench=$rounds,$calls,$idle" \
+	"$top/test/qemu/vm-test.sh" "$here/guest/vm-bench.sh" \
+		--add "$top/test/qemu/guest/scenario-lib.sh:/capi-test/scenario-lib.sh" \
+		--add "$CAPI_DEVD:/usr/sbin/capi-devd" \
+		--add "$CAPI_CALL:/usr/bin/capi-call" \
+		--add "$CAPI_PROBE:/usr/bin/capi-probe" \
+		--add "$(command -v busybox):/usr/bin/busybox" \
+		--add "$here/guest/mdev.conf:/etc/mdev.conf" \
+		--add /usr/bin/pgrep \
+		--add "$top/rules/50-capi.rules:/lib/udev/rules.d/50-capi.rules" \
+		--pkg libcapi20-3 >"$report" || rc=$?
+}
 report=$out/report.tap
-echo "vm-bench: booting the test VM: $rounds rounds x $calls calls, idle ${idle}s (limit ${timeout}s)" >&2
 rc=0
-CAPI_QEMU_TIMEOUT=${CAPI_QEMU_TIMEOUT:-$timeout} \
-CAPI_VM_APPEND="${CAPI_VM_APPEND:-} $tsc capi.bench=$rounds,$calls,$idle" \
-"$top/test/qemu/vm-test.sh" "$here/guest/vm-bench.sh" \
-	--add "$top/test/qemu/guest/scenario-lib.sh:/capi-test/scenario-lib.sh" \
-	--add "$CAPI_DEVD:/usr/sbin/capi-devd" \
-	--add "$CAPI_CALL:/usr/bin/capi-call" \
-	--add "$CAPI_PROBE:/usr/bin/capi-probe" \
-	--add "$(command -v busybox):/usr/bin/busybox" \
-	--add "$here/guest/mdev.conf:/etc/mdev.conf" \
-	--add /usr/bin/pgrep \
-	--add "$top/rules/50-capi.rules:/lib/udev/rules.d/50-capi.rules" \
-	--pkg libcapi20-3 >"$report" || rc=$?
+if [ -n "$reuse" ]; then
+	[ "$reuse" -ef "$report" ] || cp "$reuse" "$report"
+	set -- $(sed -n 's/^# vm-bench: \([0-9]*\) rounds x \([0-9]*\) calls, idle \([0-9]*\)s.*/\1 \2 \3/p' "$report")
+	rounds=$1 calls=$2 idle=$3
+	grep -q '^not ok\|^Bail out' "$report" && rc=1
+else
+	run_vm
+fi
 grep -E '^(not ok|Bail out)' "$report" >&2 || true
 
 # "# bench NAME key value key value ..." -> $out/NAME.fig (key value lines)
@@ -85,28 +104,31 @@ for n in $names; do
 	sed -n "s/^# bench $n //p" "$report" | tr ' ' '\n' | paste -d' ' - - >"$out/$n.fig"
 	sed -n "s/^# cdf $n //p" "$report" | awk '{ print $2 / 1000, $1 }' >"$out/cdf-$n.dat"
 done
-fig() { awk -v k="$2" '$1 == k { print $2 }' "$out/$1.fig"; }
+fig() { awk -v k="$2" '$1 == k { v = $2 } END { print v }' "$out/$1.fig"; }
 for n in $names; do
 	[ -s "$out/$n.fig" ] || { echo "vm-bench: no figures for $n (report: $report)" >&2; cat "$report" >&2; exit 1; }
 done
 
 ms() { awk -v us="$1" 'BEGIN { if (us == "-") print "-"; else printf "%.2f", us / 1000 }'; }
 {
-	f='%-10s %7s %7s %8s %5s %5s %5s %5s %7s %7s %6s %6s %6s %6s %6s\n'
+	f='%-10s %7s %7s %8s %5s %5s %5s %5s %5s %7s %7s %6s %6s %6s %6s %6s\n'
 	# shellcheck disable=SC2059
-	printf "$f" namer p50_ms p99_ms max_ms adds unres lost dangl conv_ms storm_s \
+	printf "$f" namer p50_ms p99_ms max_ms adds unres unnam lost dangl conv_ms storm_s \
 		"wakeup" rss pss pdirty anon
 	for n in $names; do
 		# shellcheck disable=SC2059
 		printf "$f" "$n" \
 			"$(ms "$(fig $n p50_us)")" "$(ms "$(fig $n p99_us)")" "$(ms "$(fig $n max_us)")" \
-			"$(fig $n adds)" "$(fig $n unresolved)" "$(fig $n lost)" "$(fig $n dangling)" \
+			"$(fig $n adds)" "$(fig $n unresolved)" "$(fig $n unnamed)" \
+			"$(fig $n lost)" "$(fig $n dangling)" \
 			"$(fig $n converge_ms)" \
 			"$(awk -v ms="$(fig $n storm_ms)" 'BEGIN { printf "%.1f", ms / 1000 }')" \
 			"$(fig $n wakeups)" "$(fig $n rss_kib)" "$(fig $n pss_kib)" \
 			"$(fig $n private_dirty_kib)" "$(fig $n anon_kib)"
 	done
-	echo "(unres: names made after their tty had gone; conv_ms: last uevent to last name change;"
+	echo "(unres: names made after their tty had gone; unnam: adds no name answered (the tty may"
+	echo " have gone first); lost: held ttys without their name once caught up; dangl: names of no"
+	echo " live tty, calls held or after; conv_ms: last uevent to last name change;"
 	echo " wakeup: context switches in ${idle} s idle; memory in KiB, over the namer and its children)"
 } | tee "$out/table.txt"
 

@@ -17,7 +17,6 @@
  * With udevd running, 50-capi.rules makes the modern names and sets the
  * group and mode of every node; capi-devd keeps only the pre-fix names.
  */
-#include <stdio.h>
 #include <string.h>
 #include "policy.h"
 
@@ -26,6 +25,47 @@ struct ops_buf {
 	int n;
 };
 
+/*
+ * The names are built for every event: by hand, not with snprintf(),
+ * which cost more than all the rest of the policy (callgrind: 44% of the
+ * instructions of a replay).  Every name fits POLICY_PATH_MAX; a string
+ * that did not would be cut, as snprintf() would.
+ */
+static void set_str(char *dst, const char *s)
+{
+	size_t len = strnlen(s, POLICY_PATH_MAX - 1);
+
+	memcpy(dst, s, len);
+	dst[len] = '\0';
+}
+
+/* Append v in decimal, at least width digits, at p; returns the new end. */
+static char *put_uint(char *p, unsigned int v, int width)
+{
+	char digits[10];
+	int n = 0;
+
+	do {
+		digits[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n < width)
+		digits[n++] = '0';
+	while (n)
+		*p++ = digits[--n];
+	*p = '\0';
+	return p;
+}
+
+/* prefix and v (at least width digits) into buf of POLICY_PATH_MAX. */
+static void name_of(char *buf, const char *prefix, unsigned int v, int width)
+{
+	size_t len = strlen(prefix);
+
+	memcpy(buf, prefix, len);
+	put_uint(buf + len, v, width);
+}
+
 static struct name_op *push(struct ops_buf *b, enum op_kind kind,
 			    const char *path)
 {
@@ -33,7 +73,7 @@ static struct name_op *push(struct ops_buf *b, enum op_kind kind,
 
 	memset(op, 0, sizeof(*op));
 	op->kind = kind;
-	snprintf(op->path, sizeof(op->path), "%s", path);
+	set_str(op->path, path);
 	return op;
 }
 
@@ -42,7 +82,7 @@ static void push_link(struct ops_buf *b, enum op_kind kind, const char *path,
 {
 	struct name_op *op = push(b, kind, path);
 
-	snprintf(op->target, sizeof(op->target), "%s", target);
+	set_str(op->target, target);
 	op->shape = shape;
 }
 
@@ -58,7 +98,18 @@ static void push_node(struct ops_buf *b, enum op_kind kind, const char *path,
 
 int policy_legacy_name(unsigned int unit, char *buf, unsigned long size)
 {
-	return snprintf(buf, size, "capi20.%02u", unit);
+	char name[POLICY_PATH_MAX];
+	size_t len;
+
+	name_of(name, "capi20.", unit, 2);
+	len = strlen(name);
+	if (size) {
+		size_t n = len < size ? len : size - 1;
+
+		memcpy(buf, name, n);
+		buf[n] = '\0';
+	}
+	return (int)len;
 }
 
 static void control(struct ops_buf *b, const struct capi_event *ev,
@@ -91,16 +142,16 @@ static void control(struct ops_buf *b, const struct capi_event *ev,
 
 static void tty(struct ops_buf *b, const struct capi_event *ev, bool own_all)
 {
-	char legacy[POLICY_PATH_MAX], node[24];
-	char dirent[24], target[POLICY_PATH_MAX];
+	char legacy[POLICY_PATH_MAX], node[POLICY_PATH_MAX];
+	char dirent[POLICY_PATH_MAX], target[POLICY_PATH_MAX];
 	bool prefix = ev->scheme == CAPI_PREFIX;
 
-	policy_legacy_name(ev->unit, legacy, sizeof(legacy));
-	snprintf(dirent, sizeof(dirent), "capi/%u", ev->unit);
+	name_of(legacy, "capi20.", ev->unit, 2);
+	name_of(dirent, "capi/", ev->unit, 1);
 	if (prefix)
-		snprintf(node, sizeof(node), "capi%u", ev->unit);
+		name_of(node, "capi", ev->unit, 1);
 	else
-		snprintf(node, sizeof(node), "%s", dirent);
+		memcpy(node, dirent, sizeof(node));
 
 	if (ev->action == CAPI_ADD) {
 		if (prefix) {
@@ -109,14 +160,14 @@ static void tty(struct ops_buf *b, const struct capi_event *ev, bool own_all)
 		}
 		push_node(b, OP_NODE, node, ev, own_all);
 		if (prefix) {
-			snprintf(target, sizeof(target), "../%s", node);
+			name_of(target, "../capi", ev->unit, 1);
 			push_link(b, OP_LINK, dirent, target, SHAPE_PREFIX_TTY);
 		}
 		push_link(b, OP_LINK, legacy, dirent, SHAPE_LEGACY);
 	} else {
 		push_link(b, OP_UNLINK, legacy, dirent, SHAPE_LEGACY);
 		if (prefix) {
-			snprintf(target, sizeof(target), "../%s", node);
+			name_of(target, "../capi", ev->unit, 1);
 			push_link(b, OP_UNLINK, dirent, target,
 				  SHAPE_PREFIX_TTY);
 		}

@@ -63,8 +63,14 @@ quiet() {
 	done
 	return 1
 }
+held_named() {	# every held call's tty has its capi20.NN
+	local u
+	for u in $(units); do
+		resolves_to "/dev/capi20.$(printf %02d "$u")" "$(tty_dev "$u")" || return 1
+	done
+}
 quantiles() {	# quantiles NAME FILE: p50/p99 on stdout, the CDF as "# cdf" lines
-	grep -v lost "$2" | sort -n | awk -v name="$1" '
+	grep -v unnamed "$2" | sort -n | awk -v name="$1" '
 		{ v[NR] = $1 }
 		END {
 			if (!NR) { print "p50_us - p99_us - max_us -"; exit }
@@ -78,7 +84,7 @@ quantiles() {	# quantiles NAME FILE: p50/p99 on stdout, the CDF as "# cdf" lines
 }
 
 bench() {	# bench NAME PID
-	local name=$1 pid=$2 probe out t0 t1 w0 w1 fails=0 r line q
+	local name=$1 pid=$2 probe t0 t1 w0 w1 fails=0 r line q u f lost dangling
 	scenario=$name
 	check "$name runs (pid $pid)" kill -0 "$pid"
 	wait_for 10 none_match '/dev/capi20.*'
@@ -94,24 +100,40 @@ bench() {	# bench NAME PID
 	probe=$!
 	wait_for 10 grep -q ready "/tmp/probe.$name"
 	t0=$(date +%s%N)
-	for ((r = 0; r < rounds; r++)); do
+	for ((r = 1; r < rounds; r++)); do
 		capi-call -n "$calls" -E -w 30 >/tmp/storm.out 2>&1 || fails=$((fails + 1))
 	done
-	t1=$(date +%s%N)
 	check "storm: the client placed and hung up every call ($fails failed rounds)" test $fails = 0
 	[ $fails = 0 ] || grep -v '^ok' /tmp/storm.out | tail -5 | diag
+	# The last round holds its calls: once the namer has caught up, every
+	# live tty has its name (else: lost) and no other capi20.NN is there
+	# (else: dangling).
+	calls_up "$calls" -E -w 30
+	wait_for 120 held_named
+	lost=0 dangling=0
+	for u in $(units); do
+		resolves_to "/dev/capi20.$(printf %02d "$u")" "$(tty_dev "$u")" || lost=$((lost + 1))
+	done
+	for f in /dev/capi20.*; do
+		[ -e "$f" ] || [ -L "$f" ] || continue
+		grep -qx "${f#/dev/capi20.}" <(units | xargs -r printf '%02d\n') ||
+			{ dangling=$((dangling + 1)); echo "$f" | diag; }
+	done
+	check "storm: every held tty has its name (lost $lost)" test $lost = 0
+	calls_down
+	t1=$(date +%s%N)
 	# Converged: no capi20.NN for 3 s in a row (a namer that is behind
 	# still makes names of ttys long gone).
 	check "storm: converged (no capi20.NN for 3 s)" quiet 3 300
 	kill -TERM $probe
 	wait $probe
-	# probe: adds A removes R named K unresolved U lost L dangling D ...
+	# probe: adds A removes R named K unresolved U unnamed N dangling D ...
 	line=$(sed -n 's/^probe: adds/adds/p' "/tmp/probe.$name")
 	grep -v '^probe: \(ready\|adds\)' "/tmp/probe.$name" | head -5 | diag
 	pv() { awk -v k="$1" '{ for (i = 1; i < NF; i += 2) if ($i == k) print $(i + 1) }' <<<"$line"; }
+	dangling=$((dangling + $(pv dangling)))
 	check "storm: $(pv adds) tty adds seen (want $((rounds * calls)))" test "$(pv adds)" -ge $((rounds * calls))
-	check "storm: no name lost ($(pv lost))" test "$(pv lost)" = 0
-	check "storm: no name dangling ($(pv dangling))" test "$(pv dangling)" = 0
+	check "storm: no name dangling, with the calls held or after ($dangling)" test "$dangling" = 0
 	q=$(quantiles "$name" "/tmp/lat.$name" 2>"/tmp/cdf.$name")
 	cat "/tmp/cdf.$name"
 
@@ -120,7 +142,7 @@ bench() {	# bench NAME PID
 	w0=$(wakeups "$pid")
 	sleep "$idle"
 	w1=$(wakeups "$pid")
-	echo "# bench $name $q $line storm_ms $(((t1 - t0) / 1000000)) idle_s $idle wakeups $((w1 - w0)) $(memory "$pid") tasks $(tasks "$pid" | wc -l)"
+	echo "# bench $name $q $line lost $lost dangling $dangling storm_ms $(((t1 - t0) / 1000000)) idle_s $idle wakeups $((w1 - w0)) $(memory "$pid") tasks $(tasks "$pid" | wc -l)"
 }
 
 # (a) udevd with 50-capi.rules, as booted.

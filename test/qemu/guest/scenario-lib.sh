@@ -78,6 +78,11 @@ journal_has() { journalctl -b -u capi-devd.service -o cat --no-pager | grep -q -
 # of "... N WORD, ...".
 status_text() { systemctl show -P StatusText capi-devd.service; }
 status_count() { status_text | sed -n "s/.* \([0-9][0-9]*\) $1,.*/\1/p"; }
+ready_notified() {	# the Type=notify unit got READY=1: SubState running
+	[ "$(systemctl show -P Type capi-devd.service)" = notify ] &&
+		[ "$(systemctl show -P SubState capi-devd.service)" = running ]
+}
+status_matches() { status_text | grep -Eq -- "$1"; }	# status_matches ERE
 
 # The device number of a live tty unit, from sysfs.
 tty_dev() {	# tty_dev N -> "MAJ:MIN"

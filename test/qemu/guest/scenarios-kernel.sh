@@ -8,6 +8,11 @@ boot "capi-devd without udevd"
 setup() {
 	check "systemd-udevd is not running" test ! -e /run/udev/control
 	check "capi-devd.service is active" systemctl -q is-active capi-devd.service
+	# Type=notify: "running" only after READY=1; STATUS= as the daemon
+	# sent it (src/notify.c, no libsystemd).
+	check "READY=1 reached systemd (Type=notify, SubState running)" ready_notified
+	check "STATUS= reached systemd: $(status_text)" \
+		status_matches '^source kernel: [0-9]+ events, [0-9]+ bad, [0-9]+ forged,'
 	check "capi-devd chose --source=kernel" journal_has 'source kernel'
 	modprobe capisim $CAPISIM_PARAMS
 	check "capisim's controller is listed" wait_for 5 grep -q . /proc/capi/controller

@@ -7,6 +7,11 @@ boot "udevd + rules + capi-devd"
 
 setup() {
 	check "capi-devd.service is active" systemctl -q is-active capi-devd.service
+	# Type=notify: "running" only after READY=1; STATUS= as the daemon
+	# sent it (src/notify.c, no libsystemd).
+	check "READY=1 reached systemd (Type=notify, SubState running)" ready_notified
+	check "STATUS= reached systemd: $(status_text)" \
+		status_matches '^source udev: [0-9]+ events, [0-9]+ bad, [0-9]+ forged,'
 	check "capi-devd chose --source=udev" journal_has 'source udev'
 	modprobe capisim $CAPISIM_PARAMS
 	check "capisim is loaded and its controller listed" wait_for 5 grep -q . /proc/capi/controller

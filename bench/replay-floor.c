@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * replay-floor.c - the least a namer must do for the devtmpfs-like replay
+ * of bench/replay-bench.sh, with nothing else around it.
+ *
+ *   replay-floor DEVDIR ROUNDS
+ *
+ * Per round, for the 256 units: an add is a symlink at a temporary name
+ * renamed to DEVDIR/capi20.NN (-> capi/N), a remove one unlink.  Prints
+ * "floor: EVENTS events cpu_ns NS wall_ns NS" with the CPU time of the
+ * loop (CLOCK_PROCESS_CPUTIME_ID) and its wall time.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#define UNITS 256
+
+static long long ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+int main(int argc, char **argv)
+{
+	char name[UNITS][16], target[UNITS][16];
+	long long c0, w0;
+	int dfd, rounds, r, n;
+
+	if (argc != 3 || (rounds = atoi(argv[2])) < 1) {
+		fprintf(stderr, "usage: replay-floor DEVDIR ROUNDS\n");
+		return 2;
+	}
+	dfd = open(argv[1], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		perror(argv[1]);
+		return 1;
+	}
+	for (n = 0; n < UNITS; n++) {
+		snprintf(name[n], sizeof(name[n]), "capi20.%02d", n);
+		snprintf(target[n], sizeof(target[n]), "capi/%d", n);
+	}
+	c0 = ns(CLOCK_PROCESS_CPUTIME_ID);
+	w0 = ns(CLOCK_MONOTONIC);
+	for (r = 0; r < rounds; r++) {
+		for (n = 0; n < UNITS; n++) {
+			if (symlinkat(target[n], dfd, ".#floor.tmp") < 0 ||
+			    renameat(dfd, ".#floor.tmp", dfd, name[n]) < 0) {
+				perror("floor: add");
+				return 1;
+			}
+		}
+		for (n = 0; n < UNITS; n++) {
+			if (unlinkat(dfd, name[n], 0) < 0) {
+				perror("floor: remove");
+				return 1;
+			}
+		}
+	}
+	printf("floor: %d events cpu_ns %lld wall_ns %lld\n",
+	       rounds * 2 * UNITS, ns(CLOCK_PROCESS_CPUTIME_ID) - c0,
+	       ns(CLOCK_MONOTONIC) - w0);
+	return 0;
+}
