@@ -73,7 +73,9 @@ run_vm() {	# boot the VM, the guest report into $report
 	khz=$(awk -F: '/^cpu MHz/ { printf "%d", $2 * 1000; exit }' /proc/cpuinfo)
 	tsc="tsc_early_khz=$khz tsc=reliable clocksource=tsc"
 	echo "vm-bench: booting the test VM: $rounds rounds x $calls calls, idle ${idle}s (limit ${timeout}s)" >&2
-	CAPI_QEMU_TIMEOUT=${CAPI_QEMU_TIMEOUT:-$timeout} \
+	# Its own log dir: other runs would rotate a long one away.
+	rm -rf "$out/vm"
+	CAPI_QEMU_OUTDIR=$out/vm CAPI_QEMU_TIMEOUT=${CAPI_QEMU_TIMEOUT:-$timeout} \
 	CAPI_VM_APPEND="${CAPI_VM_APPEND:-} $tsc capi.bench=$rounds,$calls,$idle" \
 	"$top/test/qemu/vm-test.sh" "$here/guest/vm-bench.sh" \
 		--add "$top/test/qemu/guest/scenario-lib.sh:/capi-test/scenario-lib.sh" \

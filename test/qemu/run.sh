@@ -30,6 +30,8 @@
 #   CAPI_QEMU_SMP     CPUs (default 1; without ACPI the guest only sees one)
 #   CAPI_QEMU_TIMEOUT default for --timeout
 #   CAPI_QEMU_APPEND  more kernel command line
+#   CAPI_QEMU_OUTDIR  default for --outdir (a long run is then not among the
+#                     last 10 that other runs rotate away)
 #   CAPI_QEMU_QUIET=1 no progress lines on stderr
 #   CAPI_DEVD_CACHE   cache root (default ${XDG_CACHE_HOME:-$HOME/.cache}/capi-devd)
 set -euo pipefail
@@ -40,7 +42,7 @@ self="$here/$(basename "${BASH_SOURCE[0]}")"
 die() { echo "run.sh: error: $*" >&2; exit 126; }
 say() { [ "${CAPI_QEMU_QUIET:-0}" = 1 ] || echo "[qemu] $*" >&2; }
 
-kernel="" initrd="" vm=0 timeout=${CAPI_QEMU_TIMEOUT:-300} append=${CAPI_QEMU_APPEND:-} outdir=""
+kernel="" initrd="" vm=0 timeout=${CAPI_QEMU_TIMEOUT:-300} append=${CAPI_QEMU_APPEND:-} outdir=${CAPI_QEMU_OUTDIR:-}
 extra=()
 while [ $# -gt 0 ]; do
 	case "$1" in
