@@ -142,7 +142,7 @@ set title "uevent of a CAPI tty to /dev/capi20.NN: $rounds x $calls calls, QEMU 
 set xlabel "latency (ms, log scale)"
 set ylabel "fraction of tty adds"
 set logscale x
-set key bottom right
+set key top left
 set grid
 plot "$out/cdf-udevd.dat" using 1:2 with steps lw 2 title "systemd-udevd + 50-capi.rules", \
      "$out/cdf-capi-devd.dat" using 1:2 with steps lw 2 title "capi-devd --source=kernel", \
