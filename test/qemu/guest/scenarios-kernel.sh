@@ -14,6 +14,10 @@ setup() {
 	check "STATUS= reached systemd: $(status_text)" \
 		status_matches '^source kernel: [0-9]+ events, [0-9]+ bad, [0-9]+ forged,'
 	check "capi-devd chose --source=kernel" journal_has 'source kernel'
+	# ExecStartPre=--load-driver: libkmod.so.2 dlopen()ed (src/modload.c);
+	# nothing else loads kernelcapi before it in this boot.
+	check "--load-driver loaded kernelcapi through the dlopen()ed libkmod" \
+		journal_has 'loaded the CAPI driver kernelcapi'
 	modprobe capisim $CAPISIM_PARAMS
 	check "capisim's controller is listed" wait_for 5 grep -q . /proc/capi/controller
 }
