@@ -92,8 +92,7 @@ report=$out/report.tap
 rc=0
 if [ -n "$reuse" ]; then
 	[ "$reuse" -ef "$report" ] || cp "$reuse" "$report"
-	set -- $(sed -n 's/^# vm-bench: \([0-9]*\) rounds x \([0-9]*\) calls, idle \([0-9]*\)s.*/\1 \2 \3/p' "$report")
-	rounds=$1 calls=$2 idle=$3
+	read -r rounds calls idle < <(sed -n 's/^# vm-bench: \([0-9]*\) rounds x \([0-9]*\) calls, idle \([0-9]*\)s.*/\1 \2 \3/p' "$report")
 	grep -q '^not ok\|^Bail out' "$report" && rc=1
 else
 	run_vm

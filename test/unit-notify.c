@@ -96,5 +96,5 @@ int main(void)
 	longname[sizeof(longname) - 1] = '\0';
 	setenv("NOTIFY_SOCKET", longname, 1);
 	is_int(notify_send("READY=1"), -EINVAL, "a path too long: refused");
-	return tap_done();
+	return done_testing();
 }

@@ -13,8 +13,9 @@
 # Results go out as TAP diagnostics the host parses:
 #   # bench NAME key value ...
 #   # cdf NAME FRACTION MICROSECONDS
+# shellcheck source=test/qemu/guest/scenario-lib.sh
 . /capi-test/scenario-lib.sh
-scenario_list="vm-bench"
+boot "vm-bench"
 rounds=100 calls=32 idle=60
 for a in $(cat /proc/cmdline); do
 	case $a in
@@ -23,7 +24,7 @@ for a in $(cat /proc/cmdline); do
 done
 echo "# vm-bench: $rounds rounds x $calls calls, idle ${idle}s, kernel $(uname -r)"
 
-scenario="setup"
+scenario setup
 check "systemd-udevd runs (configuration udevd first)" systemctl -q is-active systemd-udevd.service
 modprobe capisim nbchan="$calls"
 check "capisim's controller is listed" wait_for 10 grep -q . /proc/capi/controller
@@ -85,7 +86,7 @@ quantiles() {	# quantiles NAME FILE: p50/p99 on stdout, the CDF as "# cdf" lines
 
 bench() {	# bench NAME PID
 	local name=$1 pid=$2 probe t0 t1 w0 w1 fails=0 r line q u f lost dangling
-	scenario=$name
+	scenario "$name"
 	check "$name runs (pid $pid)" kill -0 "$pid"
 	wait_for 10 none_match '/dev/capi20.*'
 
