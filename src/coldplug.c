@@ -111,24 +111,6 @@ static void scan_class(struct tree *t, const char *sysdir, const char *class,
 	closedir(d);
 }
 
-/* Parse "capi20.NN" into N; the name must be exactly what we would make. */
-static int legacy_unit(const char *name, unsigned int *unit)
-{
-	char again[POLICY_PATH_MAX];
-	unsigned long v;
-	char *end;
-
-	if (strncmp(name, "capi20.", 7) || name[7] < '0' || name[7] > '9')
-		return -1;
-	errno = 0;
-	v = strtoul(name + 7, &end, 10);
-	if (errno || *end || v > CAPI_UNIT_MAX)
-		return -1;
-	*unit = (unsigned int)v;
-	policy_legacy_name(*unit, again, sizeof(again));
-	return strcmp(again, name) ? -1 : 0;
-}
-
 static void sweep_link(struct tree *t, const char *path, const char *target,
 		       enum link_shape shape, struct coldplug_result *res)
 {
@@ -175,7 +157,7 @@ static void sweep_legacy(struct tree *t, const struct found *f,
 		return;
 	}
 	while ((de = readdir(d))) {
-		if (legacy_unit(de->d_name, &unit) < 0)
+		if (policy_parse_legacy_name(de->d_name, &unit) < 0)
 			continue;
 		if (units_has(&f->modern, unit) || units_has(&f->prefix, unit))
 			continue;
@@ -188,24 +170,6 @@ static void sweep_legacy(struct tree *t, const struct found *f,
 		sweep_link(t, de->d_name, target, SHAPE_LEGACY, res);
 	}
 	closedir(d);
-}
-
-/* Parse "N" (a name in capi/) into N; exactly as we would print it. */
-static int dir_unit(const char *name, unsigned int *unit)
-{
-	char again[16];
-	unsigned long v;
-	char *end;
-
-	if (name[0] < '0' || name[0] > '9')
-		return -1;
-	errno = 0;
-	v = strtoul(name, &end, 10);
-	if (errno || *end || v > CAPI_UNIT_MAX)
-		return -1;
-	*unit = (unsigned int)v;
-	snprintf(again, sizeof(again), "%u", *unit);
-	return strcmp(again, name) ? -1 : 0;
 }
 
 /*
@@ -231,7 +195,7 @@ static void sweep_prefix_dir(struct tree *t, const struct found *f,
 		return;
 	}
 	while ((de = readdir(d))) {
-		if (dir_unit(de->d_name, &unit) < 0 ||
+		if (policy_parse_dir_name(de->d_name, &unit) < 0 ||
 		    units_has(&f->prefix, unit))
 			continue;
 		if (tree_readlink(fd, de->d_name, target, sizeof(target)) < 0 ||

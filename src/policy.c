@@ -96,18 +96,32 @@ static void push_node(struct ops_buf *b, enum op_kind kind, const char *path,
 	op->perms = perms;
 }
 
+void policy_tty_names(unsigned int unit, enum capi_scheme scheme,
+		      struct tty_names *n)
+{
+	name_of(n->legacy, POLICY_LEGACY_PREFIX, unit, 2);
+	name_of(n->dirent, "capi/", unit, 1);
+	if (scheme == CAPI_PREFIX) {
+		name_of(n->node, "capi", unit, 1);
+		name_of(n->target, "../capi", unit, 1);
+	} else {
+		memcpy(n->node, n->dirent, sizeof(n->node));
+		name_of(n->target, "../capi/", unit, 1);
+	}
+}
+
 int policy_legacy_name(unsigned int unit, char *buf, unsigned long size)
 {
-	char name[POLICY_PATH_MAX];
+	struct tty_names n;
 	size_t len;
 
-	name_of(name, "capi20.", unit, 2);
-	len = strlen(name);
+	policy_tty_names(unit, CAPI_MODERN, &n);
+	len = strlen(n.legacy);
 	if (size) {
-		size_t n = len < size ? len : size - 1;
+		size_t k = len < size ? len : size - 1;
 
-		memcpy(buf, name, n);
-		buf[n] = '\0';
+		memcpy(buf, n.legacy, k);
+		buf[k] = '\0';
 	}
 	return (int)len;
 }
@@ -142,37 +156,27 @@ static void control(struct ops_buf *b, const struct capi_event *ev,
 
 static void tty(struct ops_buf *b, const struct capi_event *ev, bool own_all)
 {
-	char legacy[POLICY_PATH_MAX], node[POLICY_PATH_MAX];
-	char dirent[POLICY_PATH_MAX], target[POLICY_PATH_MAX];
 	bool prefix = ev->scheme == CAPI_PREFIX;
+	struct tty_names n;
 
-	name_of(legacy, "capi20.", ev->unit, 2);
-	name_of(dirent, "capi/", ev->unit, 1);
-	if (prefix)
-		name_of(node, "capi", ev->unit, 1);
-	else
-		memcpy(node, dirent, sizeof(node));
-
+	policy_tty_names(ev->unit, ev->scheme, &n);
 	if (ev->action == CAPI_ADD) {
 		if (prefix) {
 			push(b, OP_MOVE_CONTROL, "capi");
 			push(b, OP_DIR, "capi");
 		}
-		push_node(b, OP_NODE, node, ev, own_all);
-		if (prefix) {
-			name_of(target, "../capi", ev->unit, 1);
-			push_link(b, OP_LINK, dirent, target, SHAPE_PREFIX_TTY);
-		}
-		push_link(b, OP_LINK, legacy, dirent, SHAPE_LEGACY);
-	} else {
-		push_link(b, OP_UNLINK, legacy, dirent, SHAPE_LEGACY);
-		if (prefix) {
-			name_of(target, "../capi", ev->unit, 1);
-			push_link(b, OP_UNLINK, dirent, target,
+		push_node(b, OP_NODE, n.node, ev, own_all);
+		if (prefix)
+			push_link(b, OP_LINK, n.dirent, n.target,
 				  SHAPE_PREFIX_TTY);
-		}
+		push_link(b, OP_LINK, n.legacy, n.dirent, SHAPE_LEGACY);
+	} else {
+		push_link(b, OP_UNLINK, n.legacy, n.dirent, SHAPE_LEGACY);
+		if (prefix)
+			push_link(b, OP_UNLINK, n.dirent, n.target,
+				  SHAPE_PREFIX_TTY);
 		/* Removing a node left in capi/ also removes capi/ if empty. */
-		push_node(b, OP_NODE_GONE, node, ev, false);
+		push_node(b, OP_NODE_GONE, n.node, ev, false);
 	}
 }
 
@@ -200,6 +204,43 @@ static bool digits_only(const char *s)
 		if (*s < '0' || *s > '9')
 			return false;
 	return true;
+}
+
+/* Digits only, within CAPI_UNIT_MAX; the caller compares the reprint. */
+static int parse_unit(const char *s, unsigned int *unit)
+{
+	unsigned long v = 0;
+
+	if (!digits_only(s))
+		return -1;
+	for (; *s; s++) {
+		v = v * 10 + (unsigned long)(*s - '0');
+		if (v > CAPI_UNIT_MAX)
+			return -1;
+	}
+	*unit = (unsigned int)v;
+	return 0;
+}
+
+int policy_parse_legacy_name(const char *name, unsigned int *unit)
+{
+	struct tty_names n;
+
+	if (strncmp(name, POLICY_LEGACY_PREFIX, POLICY_LEGACY_PREFIX_LEN) ||
+	    parse_unit(name + POLICY_LEGACY_PREFIX_LEN, unit) < 0)
+		return -1;
+	policy_tty_names(*unit, CAPI_MODERN, &n);
+	return strcmp(n.legacy, name) ? -1 : 0;
+}
+
+int policy_parse_dir_name(const char *name, unsigned int *unit)
+{
+	struct tty_names n;
+
+	if (parse_unit(name, unit) < 0)
+		return -1;
+	policy_tty_names(*unit, CAPI_MODERN, &n);
+	return strcmp(n.dirent + strlen("capi/"), name) ? -1 : 0;
 }
 
 bool policy_link_is_ours(enum link_shape shape, const char *target)

@@ -57,7 +57,29 @@ int policy_names(const struct capi_event *ev, enum policy_owner owner,
 /* Does a symlink target have the shape of one we make? */
 bool policy_link_is_ours(enum link_shape shape, const char *target);
 
+/* The legacy devices.txt names of the ttys: "capi20." and the unit, %02u. */
+#define POLICY_LEGACY_PREFIX "capi20."
+#define POLICY_LEGACY_PREFIX_LEN (sizeof(POLICY_LEGACY_PREFIX) - 1)
+
+/* Every name of tty unit N in a scheme; policy.c's one place for them. */
+struct tty_names {
+	char legacy[POLICY_PATH_MAX];	/* capi20.NN */
+	char dirent[POLICY_PATH_MAX];	/* capi/N: the node, or a link */
+	char node[POLICY_PATH_MAX];	/* capi/N modern, capiN pre-fix */
+	char target[POLICY_PATH_MAX];	/* pre-fix: capi/N -> ../capiN */
+};
+void policy_tty_names(unsigned int unit, enum capi_scheme scheme,
+		      struct tty_names *n);
+
 /* The legacy devices.txt name of tty unit N: "capi20.%02u". */
 int policy_legacy_name(unsigned int unit, char *buf, unsigned long size);
+
+/*
+ * The other way: the unit of a name exactly as we make it, or -1.
+ * "capi20.07" is unit 7; "capi20.7", "capi20.007" and "capi20.+7" are
+ * names of nobody.  policy_parse_dir_name() does the same for "N" in capi/.
+ */
+int policy_parse_legacy_name(const char *name, unsigned int *unit);
+int policy_parse_dir_name(const char *name, unsigned int *unit);
 
 #endif

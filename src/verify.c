@@ -235,44 +235,47 @@ static bool live_has(const struct live *l, unsigned int unit)
 	return false;
 }
 
-/* No capi20.NN and no capi/N may exist for a unit that is gone. */
-static void check_gone(struct checker *c, const struct live *l)
+/* A name of our grammar in the dev tree: parse it, or say it is none. */
+typedef int parse_fn(const char *name, unsigned int *unit);
+
+/*
+ * Every capi20.* in the dev root and every entry of capi/ must be a name
+ * we make (policy_parse_*) of a live unit.
+ */
+static void check_dir(struct checker *c, const struct live *l,
+		      const char *dir, const char *prefix, parse_fn *parse)
 {
 	struct dirent *de;
+	unsigned int unit;
 	DIR *d;
 	int fd;
 
-	fd = openat(c->devfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = openat(c->devfd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	d = fd < 0 ? NULL : fdopendir(fd);
 	while (d && (de = readdir(d))) {
-		char *end;
-		unsigned long v;
-
-		if (strncmp(de->d_name, "capi20.", 7))
+		if (de->d_name[0] == '.' ||
+		    strncmp(de->d_name, prefix, strlen(prefix)))
 			continue;
-		v = strtoul(de->d_name + 7, &end, 10);
-		if (*end || end == de->d_name + 7 || !live_has(l, (unsigned int)v))
-			deviation(c, "%s/%s: exists, but no tty %s is live",
-				  c->devdir, de->d_name, de->d_name + 7);
+		if (parse(de->d_name, &unit) < 0)
+			deviation(c, "%s/%s%s: exists, but is no name "
+				  "capi-devd(8) gives a tty", c->devdir,
+				  *prefix ? "" : "capi/", de->d_name);
+		else if (!live_has(l, unit))
+			deviation(c, "%s/%s%s: exists, but no tty %u is live",
+				  c->devdir, *prefix ? "" : "capi/",
+				  de->d_name, unit);
 	}
 	if (d)
 		closedir(d);
+	else if (fd >= 0)
+		close(fd);
+}
 
-	fd = openat(c->devfd, "capi", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	d = fd < 0 ? NULL : fdopendir(fd);
-	while (d && (de = readdir(d))) {
-		char *end;
-		unsigned long v;
-
-		if (de->d_name[0] == '.')
-			continue;
-		v = strtoul(de->d_name, &end, 10);
-		if (*end || end == de->d_name || !live_has(l, (unsigned int)v))
-			deviation(c, "%s/capi/%s: exists, but no tty %s is live",
-				  c->devdir, de->d_name, de->d_name);
-	}
-	if (d)
-		closedir(d);
+/* No capi20.NN and no capi/N may exist for a unit that is gone. */
+static void check_gone(struct checker *c, const struct live *l)
+{
+	check_dir(c, l, ".", POLICY_LEGACY_PREFIX, policy_parse_legacy_name);
+	check_dir(c, l, "capi", "", policy_parse_dir_name);
 }
 
 int verify_run(const char *devdir, const char *sysdir, const char *spec_path,

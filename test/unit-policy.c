@@ -55,6 +55,7 @@ static void policy_is(struct capi_event ev, enum policy_owner owner,
 int main(void)
 {
 	char name[32];
+	unsigned int unit;
 
 	policy_is(tty(CAPI_ADD, CAPI_MODERN, 7), OWN_ALL,
 	          "node capi/7 perms;link capi20.07>capi/7;",
@@ -92,6 +93,25 @@ int main(void)
 	is_str(name, "capi20.19", "unit 19, the last devices.txt lists");
 	policy_legacy_name(1048575, name, sizeof(name));
 	is_str(name, "capi20.1048575", "largest unit");
+
+	check(!policy_parse_legacy_name("capi20.07", &unit) && unit == 7,
+	      "capi20.07 is unit 7");
+	check(!policy_parse_legacy_name("capi20.1048575", &unit) &&
+	      unit == 1048575, "capi20.1048575 is the largest unit");
+	check(policy_parse_legacy_name("capi20.7", &unit) < 0,
+	      "capi20.7 is nobody's: unit 7 is capi20.07");
+	check(policy_parse_legacy_name("capi20.007", &unit) < 0,
+	      "capi20.007 is nobody's");
+	check(policy_parse_legacy_name("capi20.1048576", &unit) < 0,
+	      "capi20.1048576 is beyond the largest unit");
+	check(policy_parse_legacy_name("capi20.+7", &unit) < 0 &&
+	      policy_parse_legacy_name("capi20.", &unit) < 0 &&
+	      policy_parse_legacy_name("capi20.07.bak", &unit) < 0,
+	      "capi20.+7, capi20. and capi20.07.bak are nobody's");
+	check(!policy_parse_dir_name("7", &unit) && unit == 7, "capi/7 is unit 7");
+	check(policy_parse_dir_name("07", &unit) < 0 &&
+	      policy_parse_dir_name("modem", &unit) < 0,
+	      "capi/07 and capi/modem are nobody's");
 
 	check(policy_link_is_ours(SHAPE_LEGACY, "capi/12"), "capi/12 is ours");
 	check(!policy_link_is_ours(SHAPE_LEGACY, "capi/12x"), "capi/12x is not");

@@ -1,0 +1,61 @@
+#!/bin/bash
+# capi-devd --verify judges names by the daemon's own grammar (policy.c):
+# a name the daemon would never make is a deviation even when its number
+# is a live unit's (capi20.7, capi/07).
+# shellcheck source=test/lib.sh
+. "${TESTDIR:-$(dirname "$0")}/lib.sh"
+
+cat >"$ROOT/spec.txt" <<'SPEC'
+ 68 char	CAPI 2.0 interface
+		  0 = /dev/capi20	Control device
+		  1 = /dev/capi20.00	First CAPI 2.0 application
+		  2 = /dev/capi20.01	Second CAPI 2.0 application
+		    ...
+		 20 = /dev/capi20.19	19th CAPI 2.0 application
+
+SPEC
+sysdev() {	# sysdev CLASS SYSNAME MAJOR MINOR DEVNAME
+	mkdir -p "$ROOT/sys/class/$1/$2"
+	printf 'MAJOR=%s\nMINOR=%s\nDEVNAME=%s\n' "$3" "$4" "$5" >"$ROOT/sys/class/$1/$2/uevent"
+}
+verify() {
+	"$CAPI_DEVD" --root="$ROOT" --group="$GID" --mode=0660 \
+		--devices-txt="$ROOT/spec.txt" --verify >"$ROOT/out" 2>&1
+}
+
+sysdev capi capi20 68 0 capi20
+sysdev tty 'capi!7' 240 7 capi/7
+{ ev add capi20 68 0; ev add capi/7 240 7; } | devd --replay=-
+if verify; then pass "the daemon's tree verifies"
+else fail "the daemon's tree verifies"; diag <"$ROOT/out"; fi
+
+# Tty 7 is live, but its name is capi20.07: capi20.7 is nobody's.
+ln -s capi/7 "$ROOT/dev/capi20.7"
+verify
+rc=$?
+if [ $rc = 1 ] && grep -q "^DEVIATION: $ROOT/dev/capi20.7: exists, but is no name capi-devd(8) gives a tty" "$ROOT/out"; then
+	pass "capi20.7 of live tty 7 is a deviation"
+else fail "capi20.7 of live tty 7 is a deviation (exit $rc)"; diag <"$ROOT/out"; fi
+rm "$ROOT/dev/capi20.7"
+
+# The same in capi/: 07 is not how the daemon prints unit 7.
+ln -s 7 "$ROOT/dev/capi/07"
+verify
+rc=$?
+if [ $rc = 1 ] && grep -q "^DEVIATION: $ROOT/dev/capi/07: exists, but is no name capi-devd(8) gives a tty" "$ROOT/out"; then
+	pass "capi/07 of live tty 7 is a deviation"
+else fail "capi/07 of live tty 7 is a deviation (exit $rc)"; diag <"$ROOT/out"; fi
+rm "$ROOT/dev/capi/07"
+
+# Coldplug and verify agree: a start of the daemon sweeps no capi20.7
+# (not our shape of name), and verify still reports it.
+ln -s capi/7 "$ROOT/dev/capi20.7"
+devd_bg --source=kernel --no-modprobe
+wait_for 5 grep -q "start:" "$LOG"
+kill -TERM "$pid"; wait "$pid"
+if [ -L "$ROOT/dev/capi20.7" ]; then pass "coldplug leaves capi20.7 alone: not a name it makes"
+else fail "coldplug leaves capi20.7 alone: not a name it makes"; diag <"$LOG"; fi
+verify
+[ $? = 1 ] && pass "verify reports what coldplug does not own" || fail "verify reports what coldplug does not own"
+
+done_testing
