@@ -15,10 +15,12 @@ struct coldplug_result {
 	unsigned int controls;	/* control devices found */
 	unsigned int ttys;	/* ttys found */
 	unsigned int stale;	/* stale links removed */
-	int scheme;		/* -1 none found, else enum capi_scheme */
 };
 
-/* sysdir is the sysfs root ("/sys" or ROOT/sys). */
+/*
+ * sysdir is the sysfs root ("/sys" or ROOT/sys).  Returns 0, or -1 with
+ * errno set when the scan was not complete: then nothing was swept.
+ */
 int coldplug(struct tree *t, const char *sysdir, enum policy_owner owner,
 	     struct coldplug_result *res);
 

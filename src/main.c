@@ -287,8 +287,12 @@ static void converge(struct daemon *d, const char *why)
 {
 	struct coldplug_result res;
 
-	coldplug(&d->tree, d->sysdir, d->owner, &res);
 	d->rescans++;
+	if (coldplug(&d->tree, d->sysdir, d->owner, &res) < 0) {
+		log_err("%s: cannot scan %s: %s: no stale link removed", why,
+			d->sysdir, strerror(errno));
+		return;
+	}
 	log_info("%s: %u control device(s), %u tty(s), %u stale link(s) removed",
 		 why, res.controls, res.ttys, res.stale);
 }
@@ -546,8 +550,9 @@ int main(int argc, char **argv)
 	uevent_set_tty_major(o.tty_major, procdevices);
 
 	if (o.verify) {
-		ret = verify_run(devdir, d.sysdir, o.devices_txt, o.group,
-				 o.mode);
+		if (resolve_group(o.group, &gid) < 0)
+			return EXIT_USAGE;
+		ret = verify_run(devdir, d.sysdir, o.devices_txt, gid, o.mode);
 		return ret < 0 ? EXIT_USAGE : ret > 0 ? 1 : 0;
 	}
 	if (o.load_driver) {

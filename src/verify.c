@@ -11,7 +11,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +21,7 @@
 #include "event.h"
 #include "log.h"
 #include "policy.h"
-#include "uevent.h"
+#include "sysfs.h"
 #include "verify.h"
 
 /* Split "/dev/capi20.07" into prefix "/dev/capi20." and number 7, width 2. */
@@ -126,6 +125,7 @@ int spec_parse(const char *path, struct spec *s, const char **why)
 
 struct checker {
 	const char *devdir;
+	const struct spec *spec;
 	int devfd;
 	gid_t gid;
 	mode_t mode;
@@ -187,54 +187,6 @@ static void expect_dev(struct checker *c, const char *name, unsigned int maj,
 			  (unsigned int)c->mode);
 }
 
-struct live {
-	bool control;
-	unsigned int n;
-	unsigned int unit[1024];
-	unsigned int major[1024], minor[1024];
-	bool prefix[1024];
-};
-
-static void read_class(const char *sysdir, const char *class, struct live *l)
-{
-	char path[4096];
-	struct capi_event ev;
-	struct dirent *de;
-	const char *why;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "%s/class/%s", sysdir, class);
-	d = opendir(path);
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		if (strncmp(de->d_name, "capi", 4) ||
-		    uevent_read_sysfs(dirfd(d), class, de->d_name, &ev,
-				      &why) != UEVENT_OK)
-			continue;
-		if (ev.kind == CAPI_CONTROL) {
-			l->control = true;
-		} else if (l->n < sizeof(l->unit) / sizeof(l->unit[0])) {
-			l->unit[l->n] = ev.unit;
-			l->major[l->n] = ev.major;
-			l->minor[l->n] = ev.minor;
-			l->prefix[l->n] = ev.scheme == CAPI_PREFIX;
-			l->n++;
-		}
-	}
-	closedir(d);
-}
-
-static bool live_has(const struct live *l, unsigned int unit)
-{
-	unsigned int i;
-
-	for (i = 0; i < l->n; i++)
-		if (l->unit[i] == unit)
-			return true;
-	return false;
-}
-
 /* A name of our grammar in the dev tree: parse it, or say it is none. */
 typedef int parse_fn(const char *name, unsigned int *unit);
 
@@ -242,7 +194,7 @@ typedef int parse_fn(const char *name, unsigned int *unit);
  * Every capi20.* in the dev root and every entry of capi/ must be a name
  * we make (policy_parse_*) of a live unit.
  */
-static void check_dir(struct checker *c, const struct live *l,
+static void check_dir(struct checker *c, const struct sysfs_live *l,
 		      const char *dir, const char *prefix, parse_fn *parse)
 {
 	struct dirent *de;
@@ -260,7 +212,7 @@ static void check_dir(struct checker *c, const struct live *l,
 			deviation(c, "%s/%s%s: exists, but is no name "
 				  "capi-devd(8) gives a tty", c->devdir,
 				  *prefix ? "" : "capi/", de->d_name);
-		else if (!live_has(l, unit))
+		else if (!sysfs_live_has(l, unit))
 			deviation(c, "%s/%s%s: exists, but no tty %u is live",
 				  c->devdir, *prefix ? "" : "capi/",
 				  de->d_name, unit);
@@ -272,22 +224,96 @@ static void check_dir(struct checker *c, const struct live *l,
 }
 
 /* No capi20.NN and no capi/N may exist for a unit that is gone. */
-static void check_gone(struct checker *c, const struct live *l)
+static void check_gone(struct checker *c, const struct sysfs_live *l)
 {
 	check_dir(c, l, ".", POLICY_LEGACY_PREFIX, policy_parse_legacy_name);
 	check_dir(c, l, "capi", "", policy_parse_dir_name);
 }
 
-int verify_run(const char *devdir, const char *sysdir, const char *spec_path,
-	       const char *group, mode_t mode)
+/* What a name is for, in a deviation. */
+static const char *purpose(const struct capi_event *ev,
+			   const struct name_op *op)
 {
-	struct checker c = { .devdir = devdir, .mode = mode };
-	struct live *l;
+	switch (op->shape) {
+	case SHAPE_ISDN:
+		return "libcapi20's fallback name of the control device";
+	case SHAPE_PREFIX_TTY:
+		return "per-connection tty";
+	case SHAPE_LEGACY:
+		return "devices.txt name";
+	case SHAPE_NONE:
+		break;
+	}
+	return ev->kind == CAPI_CONTROL ? "control device" : "tty node";
+}
+
+/* devices.txt lists tty unit u at minor u + 1. */
+static void check_spec_name(struct checker *c, unsigned int unit)
+{
+	struct tty_names n;
+
+	policy_tty_names(unit, CAPI_MODERN, &n);
+	if (unit + 1 < c->spec->n &&
+	    strcmp(c->spec->name[unit + 1] + strlen("/dev/"), n.legacy))
+		deviation(c, "devices.txt names tty %u %s, capi-devd(8) /dev/%s",
+			  unit, c->spec->name[unit + 1], n.legacy);
+}
+
+/*
+ * One live device: every name the daemon makes for it when it owns all
+ * names (policy_names(), OWN_ALL) must resolve to it.
+ */
+static int check_device(const struct capi_event *ev, void *arg)
+{
+	struct name_op ops[POLICY_MAX_OPS];
+	struct checker *c = arg;
+	int i, n = policy_names(ev, OWN_ALL, ops);
+
+	if (ev->kind == CAPI_TTY)
+		check_spec_name(c, ev->unit);
+	for (i = 0; i < n; i++)
+		if (ops[i].kind == OP_NODE || ops[i].kind == OP_LINK)
+			expect_dev(c, ops[i].path, ev->major, ev->minor,
+				   ops[i].kind == OP_NODE && ops[i].perms,
+				   purpose(ev, &ops[i]));
+	return 0;
+}
+
+static int check_all(struct checker *c, const char *sysdir)
+{
+	struct sysfs_live l;
+
+	/* The spec's control name must be ours. */
+	if (strcmp(c->spec->name[0], "/dev/capi20"))
+		deviation(c, "devices.txt names the control device %s, "
+			  "capi-devd(8) /dev/capi20", c->spec->name[0]);
+	if (sysfs_scan(sysdir, &l, check_device, c) < 0) {
+		fprintf(stderr, "capi-devd: cannot scan %s: %s\n", sysdir,
+			strerror(errno));
+		sysfs_live_free(&l);
+		return -1;
+	}
+	check_gone(c, &l);
+	if (c->deviations)
+		printf("verify: %d deviation(s)\n", c->deviations);
+	else
+		printf("verify: OK: %s, %u tty(s), names as devices.txt "
+		       "(%u entries) and capi-devd(8) say\n",
+		       l.controls ? "control device" : "no control device",
+		       l.ttys, c->spec->n);
+	sysfs_live_free(&l);
+	return c->deviations;
+}
+
+int verify_run(const char *devdir, const char *sysdir, const char *spec_path,
+	       gid_t gid, mode_t mode)
+{
 	struct spec spec;
+	struct checker c = {
+		.devdir = devdir, .spec = &spec, .gid = gid, .mode = mode,
+	};
 	const char *why;
-	struct group *gr;
-	char *end;
-	unsigned int i;
+	int ret;
 
 	if (spec_parse(spec_path, &spec, &why) < 0) {
 		fprintf(stderr, "capi-devd: cannot use %s: %s (pass "
@@ -295,71 +321,13 @@ int verify_run(const char *devdir, const char *sysdir, const char *spec_path,
 			"devices.txt in the kernel source)\n", spec_path, why);
 		return -1;
 	}
-	c.gid = (gid_t)strtoul(group, &end, 10);
-	if (*end || end == group) {
-		gr = getgrnam(group);
-		if (!gr) {
-			fprintf(stderr, "capi-devd: group \"%s\" does not exist\n",
-				group);
-			return -1;
-		}
-		c.gid = gr->gr_gid;
-	}
 	c.devfd = open(devdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (c.devfd < 0) {
 		fprintf(stderr, "capi-devd: cannot open %s: %s\n", devdir,
 			strerror(errno));
 		return -1;
 	}
-	l = calloc(1, sizeof(*l));
-	if (!l) {
-		close(c.devfd);
-		return -1;
-	}
-	read_class(sysdir, "capi", l);
-	read_class(sysdir, "tty", l);
-
-	/* The spec's control name must be ours. */
-	if (strcmp(spec.name[0], "/dev/capi20"))
-		deviation(&c, "devices.txt names the control device %s, "
-			  "capi-devd(8) /dev/capi20", spec.name[0]);
-	if (l->control) {
-		expect_dev(&c, "capi20", CAPI_CONTROL_MAJOR, CAPI_CONTROL_MINOR,
-			   true, "control device");
-		expect_dev(&c, "isdn/capi20", CAPI_CONTROL_MAJOR,
-			   CAPI_CONTROL_MINOR, false,
-			   "libcapi20's fallback name of the control device");
-	}
-	for (i = 0; i < l->n; i++) {
-		char legacy[POLICY_PATH_MAX], dirent[POLICY_PATH_MAX];
-		char node[POLICY_PATH_MAX];
-		unsigned int u = l->unit[i];
-
-		policy_legacy_name(u, legacy, sizeof(legacy));
-		snprintf(dirent, sizeof(dirent), "capi/%u", u);
-		snprintf(node, sizeof(node), l->prefix[i] ? "capi%u" : "capi/%u",
-			 u);
-		/* devices.txt lists unit u at minor u + 1. */
-		if (u + 1 < spec.n && strcmp(spec.name[u + 1] + 5, legacy))
-			deviation(&c, "devices.txt names tty %u %s, "
-				  "capi-devd(8) /dev/%s", u,
-				  spec.name[u + 1], legacy);
-		expect_dev(&c, node, l->major[i], l->minor[i], true, "tty node");
-		if (l->prefix[i])
-			expect_dev(&c, dirent, l->major[i], l->minor[i], false,
-				   "per-connection tty");
-		expect_dev(&c, legacy, l->major[i], l->minor[i], false,
-			   "devices.txt name");
-	}
-	check_gone(&c, l);
-	if (c.deviations)
-		printf("verify: %d deviation(s)\n", c.deviations);
-	else
-		printf("verify: OK: %s, %u tty(s), names as devices.txt "
-		       "(%u entries) and capi-devd(8) say\n",
-		       l->control ? "control device" : "no control device",
-		       l->n, spec.n);
-	free(l);
+	ret = check_all(&c, sysdir);
 	close(c.devfd);
-	return c.deviations;
+	return ret;
 }

@@ -24,6 +24,6 @@ int spec_parse(const char *path, struct spec *s, const char **why);
  * deviations, or -1 when the check could not run at all.
  */
 int verify_run(const char *devdir, const char *sysdir, const char *spec_path,
-	       const char *group, mode_t mode);
+	       gid_t gid, mode_t mode);
 
 #endif

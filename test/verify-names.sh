@@ -58,4 +58,18 @@ else fail "coldplug leaves capi20.7 alone: not a name it makes"; diag <"$LOG"; f
 verify
 [ $? = 1 ] && pass "verify reports what coldplug does not own" || fail "verify reports what coldplug does not own"
 
+# No cap on the number of ttys: 256 units (every minor of the driver) and
+# 844 more sysfs entries of the same devices, 1100 in all, once stopped
+# silently at 1024.
+rm -rf "${ROOT:?}/dev" "${ROOT:?}/sys" && mkdir -p "$ROOT/dev" "$ROOT/sys"
+sysdev capi capi20 68 0 capi20
+for n in $(seq 0 255); do sysdev tty "capi!$n" 240 "$n" "capi/$n"; done
+for i in $(seq 256 1099); do n=$((i % 256)); sysdev tty "capialias$i" 240 "$n" "capi/$n"; done
+{ ev add capi20 68 0; for n in $(seq 0 255); do ev add "capi/$n" 240 "$n"; done; } | devd --replay=-
+verify
+rc=$?
+if [ $rc = 0 ] && grep -q "^verify: OK: control device, 1100 tty(s)" "$ROOT/out"; then
+	pass "1100 tty entries in sysfs: all checked"
+else fail "1100 tty entries in sysfs: all checked (exit $rc)"; head -5 "$ROOT/out" | diag; fi
+
 done_testing
