@@ -38,15 +38,13 @@ static void sweep_link(struct tree *t, const char *path, const char *target,
 		       enum link_shape shape, struct coldplug_result *res)
 {
 	struct name_op op = { .kind = OP_UNLINK, .shape = shape };
-	unsigned long before = t->changes;
 
 	if (strlen(path) >= sizeof(op.path) ||
 	    strlen(target) >= sizeof(op.target))
 		return;		/* longer than any name we make */
 	strcpy(op.path, path);
 	strcpy(op.target, target);
-	tree_apply(t, &op);
-	if (t->changes != before || t->dry_run) {
+	if (tree_apply(t, &op) == 1) {
 		res->stale++;
 		log_info("removed stale link %s/%s", t->shown, path);
 	}

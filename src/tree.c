@@ -22,6 +22,7 @@
  * guessable; coldplug sweeps those of processes that are gone.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
@@ -39,6 +40,51 @@
 
 /* Our prefix and a name of the policy, or a stale temporary name. */
 #define TMP_NAME_MAX 128
+/* The permission bits of a mode, as --mode gives them. */
+#define MODE_BITS 07777
+/* The directories we make: capi/ and isdn/. */
+#define DIR_MODE 0755
+#define O_DIR_NOFOLLOW (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+
+/* A change to the disk: counted, and 1 is what tree_apply() says of it. */
+static int changed(struct tree *t)
+{
+	t->changes++;
+	return 1;
+}
+
+/* Dry run: print what would be done instead; that, too, is a change. */
+static int dry(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int dry(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	return 1;
+}
+
+/*
+ * Split path into its directory part (at most one level; "" for a
+ * top-level name) and its last component; NULL when dir cannot hold it.
+ */
+static const char *split_path(const char *path, char *dir, size_t dirsize)
+{
+	const char *slash = strchr(path, '/');
+
+	if (!slash) {
+		dir[0] = '\0';
+		return path;
+	}
+	if ((size_t)(slash - path) >= dirsize) {
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	memcpy(dir, path, (size_t)(slash - path));
+	dir[slash - path] = '\0';
+	return slash + 1;
+}
 
 int tree_open(struct tree *t, const char *devdir)
 {
@@ -74,39 +120,30 @@ void tree_close(struct tree *t)
 /*
  * Open the directory part of path (if any) and point *base at the last
  * component.  Returns the directory fd, t->devfd for a top-level name, or
- * -1.  With create, a missing directory is made (mode 0755).
+ * -1.  With create, a missing directory is made (mode 0755); a dry run
+ * prints that and fails with ENOENT.
  */
 static int open_parent(struct tree *t, const char *path, bool create,
 		       const char **base, char *dir, size_t dirsize)
 {
-	const char *slash = strchr(path, '/');
 	int fd;
 
-	if (!slash) {
-		*base = path;
-		return t->devfd;
-	}
-	if ((size_t)(slash - path) >= dirsize) {
-		errno = ENAMETOOLONG;
+	*base = split_path(path, dir, dirsize);
+	if (!*base)
 		return -1;
-	}
-	memcpy(dir, path, (size_t)(slash - path));
-	dir[slash - path] = '\0';
-	*base = slash + 1;
-
-	fd = openat(t->devfd, dir,
-		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (!dir[0])
+		return t->devfd;
+	fd = openat(t->devfd, dir, O_DIR_NOFOLLOW);
 	if (fd < 0 && errno == ENOENT && create) {
 		if (t->dry_run) {
-			printf("mkdir %s/%s\n", t->shown, dir);
+			dry("mkdir %s/%s\n", t->shown, dir);
 			errno = ENOENT;
 			return -1;
 		}
-		if (mkdirat(t->devfd, dir, 0755) < 0 && errno != EEXIST)
+		if (mkdirat(t->devfd, dir, DIR_MODE) < 0 && errno != EEXIST)
 			return -1;
-		t->changes++;
-		fd = openat(t->devfd, dir,
-			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		changed(t);
+		fd = openat(t->devfd, dir, O_DIR_NOFOLLOW);
 	}
 	return fd;
 }
@@ -146,6 +183,14 @@ static int failed(struct tree *t, const char *verb, const char *path)
 	log_limited(LOG_ERR, "cannot %s %s/%s: %s", verb, t->shown, path,
 		    strerror(e));
 	return -1;
+}
+
+/* open_parent() failed: what stands at the directory's name is not one. */
+static int parent_failed(struct tree *t, const char *dir, const char *path)
+{
+	if (errno == ENOTDIR || errno == ELOOP)
+		return refuse(t, dir, "not a directory");
+	return failed(t, "open the directory of", path);
 }
 
 ssize_t tree_readlink(int dfd, const char *name, char *buf, size_t size)
@@ -227,6 +272,7 @@ static bool is_node_of(int dfd, const char *name, const struct name_op *op)
  * first renamed to our temporary name, where nobody else puts anything,
  * checked there, and then unlinked, or put back when it is not ours (it
  * was swapped in since the caller's check).  Dry run prints instead.
+ * Returns 1 removed, 0 nothing there, -1 refused or failed.
  */
 static int remove_checked(struct tree *t, int dfd, const char *base,
 			  const char *path, ours_fn *ours,
@@ -234,19 +280,15 @@ static int remove_checked(struct tree *t, int dfd, const char *base,
 {
 	char tmp[TMP_NAME_MAX];
 
-	if (t->dry_run) {
-		if (ours(dfd, base, op))
-			printf("rm %s/%s\n", t->shown, path);
-		return 0;
-	}
+	if (t->dry_run)
+		return ours(dfd, base, op) ? dry("rm %s/%s\n", t->shown, path) : 0;
 	tmp_name(t, base, tmp, sizeof(tmp));
 	if (renameat2(dfd, base, dfd, tmp, RENAME_NOREPLACE) < 0)
 		return errno == ENOENT ? 0 : failed(t, "remove", path);
 	if (ours(dfd, tmp, op)) {
 		if (unlinkat(dfd, tmp, 0) < 0)
 			return failed(t, "remove", path);
-		t->changes++;
-		return 0;
+		return changed(t);
 	}
 	/*
 	 * Put it back.  If the name was taken meanwhile, exchange: when what
@@ -273,40 +315,54 @@ static int remove_checked(struct tree *t, int dfd, const char *base,
  * goes through /proc/self/fd, which reaches exactly that inode.  Without
  * /proc we refuse rather than chmod by name.
  */
-static int set_perms(struct tree *t, int fd, const char *path,
+static int set_group(struct tree *t, int fd, const char *path,
 		     struct stat *st)
+{
+	if (st->st_gid == t->gid)
+		return 0;
+	if (t->dry_run)
+		return dry("chgrp %u %s/%s\n", (unsigned int)t->gid, t->shown,
+			   path);
+	if (fchownat(fd, "", (uid_t)-1, t->gid, AT_EMPTY_PATH) < 0 ||
+	    fstat(fd, st) < 0)
+		return failed(t, "chgrp", path);
+	return changed(t);
+}
+
+static int set_mode(struct tree *t, int fd, const char *path,
+		    const struct stat *st)
 {
 	char proc[32];
 
-	if (st->st_gid != t->gid) {
-		if (t->dry_run)
-			printf("chgrp %u %s/%s\n", (unsigned int)t->gid,
-			       t->shown, path);
-		else if (fchownat(fd, "", (uid_t)-1, t->gid,
-				  AT_EMPTY_PATH) < 0 || fstat(fd, st) < 0)
-			return failed(t, "chgrp", path);
-		else
-			t->changes++;
+	if ((st->st_mode & MODE_BITS) == t->mode)
+		return 0;
+	if (t->dry_run)
+		return dry("chmod %04o %s/%s\n", (unsigned int)t->mode,
+			   t->shown, path);
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (chmod(proc, t->mode) == 0)
+		return changed(t);
+	if (errno == ENOENT && access("/proc/self/fd", F_OK) < 0) {
+		log_limited(LOG_ERR, "cannot chmod %s/%s: /proc is not "
+			    "mounted, and without it no mode is set safely",
+			    t->shown, path);
+		return -1;
 	}
+	return failed(t, "chmod", path);
+}
+
+/* Returns 1 changed, 0 already right, -1 failed. */
+static int set_perms(struct tree *t, int fd, const char *path,
+		     struct stat *st)
+{
+	int g, m;
+
+	g = set_group(t, fd, path, st);
+	if (g < 0)
+		return -1;
 	/* After the chgrp, which may drop a setgid bit. */
-	if ((st->st_mode & 07777) != t->mode) {
-		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-		if (t->dry_run) {
-			printf("chmod %04o %s/%s\n", (unsigned int)t->mode,
-			       t->shown, path);
-		} else if (chmod(proc, t->mode) == 0) {
-			t->changes++;
-		} else if (errno == ENOENT &&
-			   access("/proc/self/fd", F_OK) < 0) {
-			log_limited(LOG_ERR, "cannot chmod %s/%s: /proc is not "
-				    "mounted, and without it no mode is set "
-				    "safely", t->shown, path);
-			return -1;
-		} else {
-			return failed(t, "chmod", path);
-		}
-	}
-	return 0;
+	m = set_mode(t, fd, path, st);
+	return m < 0 ? -1 : (g | m);
 }
 
 /* Open base in dfd as O_PATH, not following a symlink, and fstat it. */
@@ -324,23 +380,74 @@ static int open_entry(int dfd, const char *base, struct stat *st)
 /* Is the directory part of path (if any) a directory, not a symlink? */
 static bool dir_is_real(const struct tree *t, const char *path)
 {
-	const char *slash = strchr(path, '/');
 	char dir[POLICY_PATH_MAX];
 	struct stat st;
 
-	if (!slash)
-		return true;
-	if ((size_t)(slash - path) >= sizeof(dir))
+	if (!split_path(path, dir, sizeof(dir)))
 		return false;
-	memcpy(dir, path, (size_t)(slash - path));
-	dir[slash - path] = '\0';
-	return fstatat(t->devfd, dir, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	       S_ISDIR(st.st_mode);
+	return !dir[0] ||
+	       (fstatat(t->devfd, dir, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		S_ISDIR(st.st_mode));
 }
 
 static bool perms_right(const struct tree *t, const struct stat *st)
 {
-	return (st->st_mode & 07777) == t->mode && st->st_gid == t->gid;
+	return (st->st_mode & MODE_BITS) == t->mode && st->st_gid == t->gid;
+}
+
+/*
+ * Check what is there: the fast path, the common case under devtmpfs,
+ * is a node that is right, in a real directory (not through a symlink).
+ */
+static bool node_is_right(const struct tree *t, const struct name_op *op)
+{
+	struct stat st;
+
+	return dir_is_real(t, op->path) &&
+	       fstatat(t->devfd, op->path, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       is_our_node(&st, op) && (!op->perms || perms_right(t, &st));
+}
+
+/*
+ * Make it: mknod base in dfd when nothing is there (no devtmpfs made it:
+ * static /dev, replay, collision).  Then *fd is an O_PATH descriptor of
+ * what is at base now, ours or not, and *st its stat.  Returns 1 made
+ * (or would be, in a dry run, with *fd -1), 0 something was there, -1.
+ */
+static int make_node(struct tree *t, int dfd, const char *base,
+		     const struct name_op *op, int *fd, struct stat *st)
+{
+	int made = 0;
+
+	*fd = open_entry(dfd, base, st);
+	if (*fd >= 0 || errno != ENOENT)
+		goto opened;
+	if (t->dry_run)
+		return dry("mknod %s/%s c %u %u\n", t->shown, op->path,
+			   op->major, op->minor);
+	if (mknodat(dfd, base, S_IFCHR | t->mode,
+		    makedev(op->major, op->minor)) == 0)
+		made = changed(t);
+	else if (errno != EEXIST)
+		return failed(t, "mknod", op->path);
+	*fd = open_entry(dfd, base, st);
+opened:
+	return *fd < 0 ? failed(t, "open", op->path) : made;
+}
+
+/* A node at op's name that is not op's device. */
+static int refuse_node(struct tree *t, const struct name_op *op,
+		       const struct stat *st)
+{
+	char what[64];
+
+	if (S_ISCHR(st->st_mode))
+		snprintf(what, sizeof(what), "char %u:%u, not %u:%u",
+			 major(st->st_rdev), minor(st->st_rdev), op->major,
+			 op->minor);
+	else
+		snprintf(what, sizeof(what), "%s", kind_of(st->st_mode));
+	return refuse(t, op->path, what);
 }
 
 static int do_node(struct tree *t, const struct name_op *op)
@@ -348,66 +455,25 @@ static int do_node(struct tree *t, const struct name_op *op)
 	char dir[POLICY_PATH_MAX];
 	const char *base;
 	struct stat st;
-	bool made = false;
-	int dfd, fd, ret = 0;
+	int dfd, fd, ret, p;
 
-	/*
-	 * Fast path, the common case under devtmpfs: the node is there and
-	 * right, in a real directory (not through a symlink).
-	 */
-	if (dir_is_real(t, op->path) &&
-	    fstatat(t->devfd, op->path, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    is_our_node(&st, op) && (!op->perms || perms_right(t, &st)))
+	if (node_is_right(t, op))
 		return 0;
-
 	dfd = open_parent(t, op->path, true, &base, dir, sizeof(dir));
-	if (dfd < 0) {
-		if (t->dry_run && errno == ENOENT)
-			return 0;
-		if (errno == ENOTDIR || errno == ELOOP)
-			return refuse(t, dir, "not a directory");
-		return failed(t, "open the directory of", op->path);
-	}
-
-	fd = open_entry(dfd, base, &st);
-	if (fd < 0 && errno == ENOENT) {
-		if (t->dry_run) {
-			printf("mknod %s/%s c %u %u\n", t->shown, op->path,
-			       op->major, op->minor);
-			goto out;
+	if (dfd < 0)
+		return t->dry_run && errno == ENOENT ? 1 :
+		       parent_failed(t, dir, op->path);
+	ret = make_node(t, dfd, base, op, &fd, &st);
+	if (fd >= 0) {
+		if (!is_our_node(&st, op)) {
+			ret = refuse_node(t, op, &st);
+		} else if (op->perms || ret == 1) {
+			/* umask is 0; mknod may drop only the special bits. */
+			p = set_perms(t, fd, op->path, &st);
+			ret = p < 0 ? -1 : (ret | p);
 		}
-		/* No devtmpfs made it (static /dev, replay, collision). */
-		if (mknodat(dfd, base, S_IFCHR | t->mode,
-			    makedev(op->major, op->minor)) == 0) {
-			t->changes++;
-			made = true;
-		} else if (errno != EEXIST) {
-			ret = failed(t, "mknod", op->path);
-			goto out;
-		}
-		/* What is there now, ours or not, is checked as below. */
-		fd = open_entry(dfd, base, &st);
-	}
-	if (fd < 0) {
-		ret = failed(t, "open", op->path);
-	} else if (!is_our_node(&st, op)) {
-		char what[64];
-
-		if (S_ISCHR(st.st_mode))
-			snprintf(what, sizeof(what), "char %u:%u, not %u:%u",
-				 major(st.st_rdev), minor(st.st_rdev),
-				 op->major, op->minor);
-		else
-			snprintf(what, sizeof(what), "%s",
-				 kind_of(st.st_mode));
-		ret = refuse(t, op->path, what);
-	} else if (op->perms || made) {
-		/* umask is 0; mknod may drop only the special bits. */
-		ret = set_perms(t, fd, op->path, &st);
-	}
-	if (fd >= 0)
 		close(fd);
-out:
+	}
 	close_parent(t, dfd);
 	return ret;
 }
@@ -430,9 +496,9 @@ static int do_node_gone(struct tree *t, const struct name_op *op)
 	    is_our_node(&st, op)) {
 		ret = remove_checked(t, dfd, base, op->path, is_node_of, op);
 		/* As devtmpfs does: an emptied directory goes too. */
-		if (dfd != t->devfd && !t->dry_run &&
+		if (dfd != t->devfd && !t->dry_run && ret >= 0 &&
 		    unlinkat(t->devfd, dir, AT_REMOVEDIR) == 0)
-			t->changes++;
+			ret = changed(t);
 	}
 	close_parent(t, dfd);
 	return ret;
@@ -456,71 +522,60 @@ static void drop_tmp(struct tree *t, int dfd, const char *tmp,
 	}
 }
 
-static int do_link(struct tree *t, const struct name_op *op)
-{
-	char dir[POLICY_PATH_MAX], tmp[TMP_NAME_MAX], cur[TREE_LINK_MAX];
-	const char *base;
-	struct stat st;
-	bool exists = false;
-	int dfd, ret = 0;
+/* What is at a link's name: check it before making the link. */
+enum { LINK_NONE, LINK_OURS, LINK_RIGHT };
 
-	dfd = open_parent(t, op->path, true, &base, dir, sizeof(dir));
-	if (dfd < 0) {
-		if (t->dry_run && errno == ENOENT) {
-			printf("ln -s %s %s/%s\n", op->target, t->shown,
-			       op->path);
-			return 0;
-		}
-		if (errno == ENOTDIR || errno == ELOOP)
-			return refuse(t, dir, "not a directory");
-		return failed(t, "open the directory of", op->path);
-	}
+/* Returns LINK_*, or -1 when what is there is refused or unreadable. */
+static int link_state(struct tree *t, int dfd, const char *base,
+		      const struct name_op *op)
+{
+	char cur[TREE_LINK_MAX];
+	struct stat st;
 
 	if (tree_readlink(dfd, base, cur, sizeof(cur)) >= 0) {
 		if (!strcmp(cur, op->target))
-			goto out;	/* already right */
-		if (!policy_link_is_ours(op->shape, cur)) {
-			ret = refuse_link(t, op->path, cur, false);
-			goto out;
-		}
-		exists = true;
-	} else if (errno == ENAMETOOLONG) {
+			return LINK_RIGHT;
+		if (!policy_link_is_ours(op->shape, cur))
+			return refuse_link(t, op->path, cur, false);
+		return LINK_OURS;
+	}
+	switch (errno) {
+	case ENOENT:
+		return LINK_NONE;
+	case ENAMETOOLONG:
 		/* Longer than any of ours: not ours, whatever it starts with. */
-		ret = refuse_link(t, op->path, cur, true);
-		goto out;
-	} else if (errno == EINVAL) {
+		return refuse_link(t, op->path, cur, true);
+	case EINVAL:
 		/* Something other than a symlink. */
 		if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0)
-			ret = refuse(t, op->path, kind_of(st.st_mode));
-		else
-			ret = failed(t, "stat", op->path);
-		goto out;
-	} else if (errno != ENOENT) {
-		ret = failed(t, "read the symlink", op->path);
-		goto out;
+			return refuse(t, op->path, kind_of(st.st_mode));
+		return failed(t, "stat", op->path);
 	}
+	return failed(t, "read the symlink", op->path);
+}
 
-	if (t->dry_run) {
-		printf("ln -sf %s %s/%s\n", op->target, t->shown, op->path);
-		goto out;
-	}
+/*
+ * Make the link under our temporary name and rename it into place.  An
+ * old link of ours is replaced by swapping the new one in and checking
+ * the old entry after the swap, where it is out of anyone else's reach:
+ * what we delete is then what we checked.  What was swapped in meanwhile
+ * goes back.
+ */
+static int place_link(struct tree *t, int dfd, const char *base,
+		      const struct name_op *op, bool exists)
+{
+	char tmp[TMP_NAME_MAX];
+
 	tmp_name(t, base, tmp, sizeof(tmp));
 	/* Never removed when taken: nobody but us has a reason to use it. */
-	if (symlinkat(op->target, dfd, tmp) < 0) {
-		ret = failed(t, "make the symlink", op->path);
-		goto out;
-	}
+	if (symlinkat(op->target, dfd, tmp) < 0)
+		return failed(t, "make the symlink", op->path);
 	if (!exists) {
 		if (renameat2(dfd, tmp, dfd, base, RENAME_NOREPLACE) == 0)
-			goto done;
+			return changed(t);
 		if (errno != EEXIST)
 			goto fail;
 	}
-	/*
-	 * Swap the new link in and check the old entry after the swap,
-	 * where it is out of anyone else's reach: what we delete is then
-	 * what we checked.  What was swapped in meanwhile goes back.
-	 */
 	if (renameat2(dfd, tmp, dfd, base, RENAME_EXCHANGE) < 0)
 		goto fail;
 	if (!is_our_link(dfd, tmp, op)) {
@@ -528,20 +583,41 @@ static int do_link(struct tree *t, const struct name_op *op)
 		    errno == ENOENT)
 			renameat2(dfd, tmp, dfd, base, RENAME_NOREPLACE);
 		drop_tmp(t, dfd, tmp, op);
-		ret = refuse(t, op->path, "something swapped in meanwhile");
-		goto out;
+		return refuse(t, op->path, "something swapped in meanwhile");
 	}
+	changed(t);
 	if (unlinkat(dfd, tmp, 0) < 0)
-		ret = failed(t, "remove the old link", op->path);
-done:
-	t->changes++;
-	goto out;
+		return failed(t, "remove the old link", op->path);
+	return 1;
 fail:
-	ret = failed(t, "rename into place", op->path);
+	failed(t, "rename into place", op->path);
 	drop_tmp(t, dfd, tmp, op);
-out:
+	return -1;
+}
+
+static int do_link(struct tree *t, const struct name_op *op)
+{
+	char dir[POLICY_PATH_MAX];
+	const char *base;
+	int dfd, state;
+
+	dfd = open_parent(t, op->path, true, &base, dir, sizeof(dir));
+	if (dfd < 0) {
+		if (t->dry_run && errno == ENOENT)
+			return dry("ln -s %s %s/%s\n", op->target, t->shown,
+				   op->path);
+		return parent_failed(t, dir, op->path);
+	}
+	state = link_state(t, dfd, base, op);
+	if (state == LINK_RIGHT)
+		state = 0;
+	else if (state >= 0 && t->dry_run)
+		state = dry("ln -sf %s %s/%s\n", op->target, t->shown,
+			    op->path);
+	else if (state >= 0)
+		state = place_link(t, dfd, base, op, state == LINK_OURS);
 	close_parent(t, dfd);
-	return ret;
+	return state;
 }
 
 static int do_unlink(struct tree *t, const struct name_op *op)
@@ -571,27 +647,21 @@ static int do_dir(struct tree *t, const struct name_op *op)
 	}
 	if (errno != ENOENT)
 		return failed(t, "stat", op->path);
-	if (t->dry_run) {
-		printf("mkdir %s/%s\n", t->shown, op->path);
-		return 0;
-	}
-	if (mkdirat(t->devfd, op->path, 0755) < 0 && errno != EEXIST)
-		return failed(t, "make the directory", op->path);
-	t->changes++;
-	return 0;
+	if (t->dry_run)
+		return dry("mkdir %s/%s\n", t->shown, op->path);
+	if (mkdirat(t->devfd, op->path, DIR_MODE) < 0)
+		return errno == EEXIST ? 0 : failed(t, "make the directory",
+						     op->path);
+	return changed(t);
 }
 
 static int do_rmdir(struct tree *t, const struct name_op *op)
 {
-	if (t->dry_run) {
-		printf("rmdir --ignore-fail-on-non-empty %s/%s\n", t->shown,
-		       op->path);
-		return 0;
-	}
+	if (t->dry_run)
+		return dry("rmdir --ignore-fail-on-non-empty %s/%s\n",
+			   t->shown, op->path);
 	/* Fails harmlessly when missing, not empty, or not a directory. */
-	if (unlinkat(t->devfd, op->path, AT_REMOVEDIR) == 0)
-		t->changes++;
-	return 0;
+	return unlinkat(t->devfd, op->path, AT_REMOVEDIR) == 0 ? changed(t) : 0;
 }
 
 /*
@@ -601,47 +671,31 @@ static int do_rmdir(struct tree *t, const struct name_op *op)
  * temporary name, where what arrived is checked to be the very inode we
  * checked before it goes on to "capi20"; anything else is put back.
  */
-static int do_move_control(struct tree *t, const struct name_op *op)
+static const struct name_op control_node = {
+	.major = CAPI_CONTROL_MAJOR, .minor = CAPI_CONTROL_MINOR,
+};
+
+/*
+ * Move op->path, whose stat was *st, to "capi20" through our temporary
+ * name: it goes on only when what arrived there is that very inode.
+ */
+static int move_checked(struct tree *t, const struct name_op *op,
+			const struct stat *st)
 {
-	static const struct name_op control = {
-		.major = CAPI_CONTROL_MAJOR, .minor = CAPI_CONTROL_MINOR,
-	};
 	char tmp[TMP_NAME_MAX];
-	struct stat st, st2;
+	struct stat st2;
 
-	if (fstatat(t->devfd, op->path, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return errno == ENOENT ? 0 : failed(t, "stat", op->path);
-	if (S_ISDIR(st.st_mode))
-		return 0;	/* already resolved */
-	if (!is_our_node(&st, &control))
-		return refuse(t, op->path, S_ISCHR(st.st_mode) ?
-			      "a character device other than 68:0" :
-			      kind_of(st.st_mode));
-
-	if (fstatat(t->devfd, "capi20", &st2, AT_SYMLINK_NOFOLLOW) == 0) {
-		if (!S_ISCHR(st2.st_mode) ||
-		    st2.st_rdev != st.st_rdev)
-			return refuse(t, "capi20", kind_of(st2.st_mode));
-		/* capi20 is already the same device: drop the duplicate. */
-		return remove_checked(t, t->devfd, op->path, op->path,
-				      is_node_of, &control);
-	}
-	if (t->dry_run) {
-		printf("mv %s/%s %s/capi20\n", t->shown, op->path, t->shown);
-		return 0;
-	}
 	tmp_name(t, op->path, tmp, sizeof(tmp));
 	if (renameat2(t->devfd, op->path, t->devfd, tmp,
 		      RENAME_NOREPLACE) < 0)
 		return errno == ENOENT ? 0 : failed(t, "move", op->path);
 	if (fstatat(t->devfd, tmp, &st2, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    st2.st_dev == st.st_dev && st2.st_ino == st.st_ino) {
+	    st2.st_dev == st->st_dev && st2.st_ino == st->st_ino) {
 		if (renameat2(t->devfd, tmp, t->devfd, "capi20",
 			      RENAME_NOREPLACE) == 0) {
-			t->changes++;
 			log_info("moved the pre-fix control node %s/%s to "
 				 "%s/capi20", t->shown, op->path, t->shown);
-			return 0;
+			return changed(t);
 		}
 		failed(t, "move", op->path);
 	}
@@ -654,6 +708,38 @@ static int do_move_control(struct tree *t, const struct name_op *op)
 		return -1;
 	}
 	return refuse(t, op->path, "something swapped in meanwhile");
+}
+
+/*
+ * Pre-fix kernels: devtmpfs made the control device as "capi", where
+ * applications need a directory.  Move that node to "capi20", after
+ * checking that it really is char 68:0; anything else is left alone.
+ */
+static int do_move_control(struct tree *t, const struct name_op *op)
+{
+	struct stat st, st2;
+
+	if (fstatat(t->devfd, op->path, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : failed(t, "stat", op->path);
+	if (S_ISDIR(st.st_mode))
+		return 0;	/* already resolved */
+	if (!is_our_node(&st, &control_node))
+		return refuse(t, op->path, S_ISCHR(st.st_mode) ?
+			      "a character device other than 68:0" :
+			      kind_of(st.st_mode));
+
+	if (fstatat(t->devfd, "capi20", &st2, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (!S_ISCHR(st2.st_mode) ||
+		    st2.st_rdev != st.st_rdev)
+			return refuse(t, "capi20", kind_of(st2.st_mode));
+		/* capi20 is already the same device: drop the duplicate. */
+		return remove_checked(t, t->devfd, op->path, op->path,
+				      is_node_of, &control_node);
+	}
+	if (t->dry_run)
+		return dry("mv %s/%s %s/capi20\n", t->shown, op->path,
+			   t->shown);
+	return move_checked(t, op, &st);
 }
 
 /* Is name one of our temporary names, of a process that is gone? */
@@ -689,8 +775,7 @@ unsigned int tree_sweep_tmp(struct tree *t, const char *dir)
 	DIR *d;
 	int fd;
 
-	fd = openat(t->devfd, *dir ? dir : ".",
-		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = openat(t->devfd, *dir ? dir : ".", O_DIR_NOFOLLOW);
 	if (fd < 0)
 		return 0;
 	d = fdopendir(fd);
@@ -699,15 +784,13 @@ unsigned int tree_sweep_tmp(struct tree *t, const char *dir)
 		return 0;
 	}
 	while ((de = readdir(d))) {
-		unsigned long before = t->changes;
-
 		/* Only symlinks of our shape: nothing else is ours. */
 		if (!stale_tmp(de->d_name) || !is_our_link(fd, de->d_name, NULL))
 			continue;
 		snprintf(path, sizeof(path), "%s%s%s", dir, *dir ? "/" : "",
 			 de->d_name);
-		remove_checked(t, fd, de->d_name, path, is_our_link, NULL);
-		if (t->changes != before || t->dry_run) {
+		if (remove_checked(t, fd, de->d_name, path, is_our_link,
+				   NULL) == 1) {
 			n++;
 			log_info("removed stale temporary link %s/%s",
 				 t->shown, path);
@@ -742,7 +825,7 @@ int tree_apply_all(struct tree *t, const struct name_op *ops, int n)
 			bad++;
 			continue;
 		}
-		if (tree_apply(t, &ops[i]) == 0)
+		if (tree_apply(t, &ops[i]) >= 0)
 			continue;
 		bad++;
 		if (ops[i].kind == OP_NODE || ops[i].kind == OP_DIR ||

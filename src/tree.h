@@ -36,7 +36,11 @@ struct tree {
 int tree_open(struct tree *t, const char *devdir);
 void tree_close(struct tree *t);
 
-/* Carry out one operation; returns 0, or -1 when it was refused or failed. */
+/*
+ * Carry out one operation; returns 1 when it changed the disk (in a dry
+ * run: printed a change), 0 when all was as it should be, -1 when it was
+ * refused or failed.
+ */
 int tree_apply(struct tree *t, const struct name_op *op);
 
 /* Carry out a list; returns how many failed. */
