@@ -23,6 +23,7 @@
 struct ops_buf {
 	struct name_op *ops;
 	int n;
+	unsigned int setup;	/* the MOVE, DIR and NODE ops so far */
 };
 
 /*
@@ -74,6 +75,10 @@ static struct name_op *push(struct ops_buf *b, enum op_kind kind,
 	memset(op, 0, sizeof(*op));
 	op->kind = kind;
 	set_str(op->path, path);
+	if (kind == OP_MOVE_CONTROL || kind == OP_DIR || kind == OP_NODE)
+		b->setup |= 1u << (b->n - 1);
+	else if (kind == OP_LINK)
+		op->needs = b->setup;
 	return op;
 }
 
@@ -183,7 +188,7 @@ static void tty(struct ops_buf *b, const struct capi_event *ev, bool own_all)
 int policy_names(const struct capi_event *ev, enum policy_owner owner,
 		 struct name_op ops[POLICY_MAX_OPS])
 {
-	struct ops_buf b = { ops, 0 };
+	struct ops_buf b = { ops, 0, 0 };
 	bool own_all = owner == OWN_ALL;
 
 	/* With udevd, the modern names are all the rules' business. */

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include "event.h"
 
-#define POLICY_MAX_OPS 8
+#define POLICY_MAX_OPS 8	/* at most 32: name_op.needs is a bit mask */
 #define POLICY_PATH_MAX 32
 
 /* Who owns which names; see OWNERSHIP in capi-devd(8). */
@@ -41,8 +41,15 @@ enum link_shape {
 	SHAPE_PREFIX_TTY,	/* capi/N -> ../capiM */
 };
 
+/*
+ * The ordering contract: the ops of a list are carried out in order, and
+ * an op is skipped when one it needs failed.  Each OP_LINK needs every
+ * OP_MOVE_CONTROL, OP_DIR and OP_NODE before it, so that no link is made
+ * to a node that is not the device or into a directory that is not one.
+ */
 struct name_op {
 	enum op_kind kind;
+	unsigned int needs;	/* bit i: ops[i] of the list must succeed */
 	enum link_shape shape;
 	bool perms;		/* OP_NODE: set group and mode even if it exists */
 	unsigned int major, minor;

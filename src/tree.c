@@ -816,21 +816,19 @@ int tree_apply(struct tree *t, const struct name_op *op)
 
 int tree_apply_all(struct tree *t, const struct name_op *ops, int n)
 {
-	bool node_ok = true;
+	unsigned int failed_ops = 0;
 	int i, bad = 0;
 
 	for (i = 0; i < n; i++) {
 		/* Never point a link at a node that is not the device. */
-		if (ops[i].kind == OP_LINK && !node_ok) {
+		if (ops[i].needs & failed_ops) {
 			bad++;
 			continue;
 		}
-		if (tree_apply(t, &ops[i]) >= 0)
-			continue;
-		bad++;
-		if (ops[i].kind == OP_NODE || ops[i].kind == OP_DIR ||
-		    ops[i].kind == OP_MOVE_CONTROL)
-			node_ok = false;
+		if (tree_apply(t, &ops[i]) < 0) {
+			bad++;
+			failed_ops |= 1u << i;
+		}
 	}
 	return bad;
 }

@@ -43,7 +43,10 @@ void tree_close(struct tree *t);
  */
 int tree_apply(struct tree *t, const struct name_op *op);
 
-/* Carry out a list; returns how many failed. */
+/*
+ * Carry out a list in order; an op whose op->needs names one that failed
+ * is not carried out.  Returns how many failed or were not carried out.
+ */
 int tree_apply_all(struct tree *t, const struct name_op *ops, int n);
 
 /*

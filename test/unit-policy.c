@@ -54,8 +54,11 @@ static void policy_is(struct capi_event ev, enum policy_owner owner,
 
 int main(void)
 {
+	struct name_op ops[POLICY_MAX_OPS];
+	struct capi_event ev;
 	char name[32];
 	unsigned int unit;
+	int i, n;
 
 	policy_is(tty(CAPI_ADD, CAPI_MODERN, 7), OWN_ALL,
 	          "node capi/7 perms;link capi20.07>capi/7;",
@@ -86,6 +89,20 @@ int main(void)
 	policy_is(tty(CAPI_REMOVE, CAPI_PREFIX, 3), OWN_PREFIX,
 	          "unlink capi20.03>capi/3;unlink capi/3>../capi3;gone capi3;",
 	          "pre-fix tty 3 removed");
+
+	/* The ordering contract: a link needs every op that sets up its node. */
+	ev = tty(CAPI_ADD, CAPI_PREFIX, 3);
+	n = policy_names(&ev, OWN_ALL, ops);
+	is_int(n, 5, "pre-fix tty 3: five ops");
+	is_int(ops[3].needs, 0x7, "capi/3 needs the move, capi/ and the node");
+	is_int(ops[4].needs, 0x7, "capi20.03 needs the same, not capi/3");
+	ev = control(CAPI_ADD, CAPI_PREFIX);
+	n = policy_names(&ev, OWN_ALL, ops);
+	is_int(ops[n - 1].needs, 0x7, "isdn/capi20 needs the move, capi20, capi/");
+	for (i = 0; i < n; i++)
+		if (ops[i].kind != OP_LINK && ops[i].needs)
+			break;
+	is_int(i, n, "only links need anything");
 
 	policy_legacy_name(0, name, sizeof(name));
 	is_str(name, "capi20.00", "unit 0");
