@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include "apply.h"
 #include "coldplug.h"
 #include "log.h"
 #include "sysfs.h"
@@ -24,13 +25,12 @@ struct scan {
 	enum policy_owner owner;
 };
 
-/* Apply the names of one live device, as an add event. */
+/* The names of one live device, as the daemon applies an add event. */
 static int apply_found(const struct capi_event *ev, void *arg)
 {
-	struct name_op ops[POLICY_MAX_OPS];
 	struct scan *sc = arg;
 
-	tree_apply_all(sc->t, ops, policy_names(ev, sc->owner, ops));
+	apply_event(sc->t, sc->owner, ev);
 	return 0;
 }
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include "apply.h"
 #include "coldplug.h"
 #include "log.h"
 #include "modload.h"
@@ -299,16 +300,8 @@ static void converge(struct daemon *d, const char *why)
 
 static void handle(struct daemon *d, const struct capi_event *ev)
 {
-	struct name_op ops[POLICY_MAX_OPS];
-	int n = policy_names(ev, d->owner, ops);
-
 	log_flush(false);
-	log_debug("%s %s %s unit %u (%u:%u) seqnum %llu: %d operation(s)",
-		  ev->action == CAPI_ADD ? "add" : "remove",
-		  ev->scheme == CAPI_MODERN ? "modern" : "pre-fix",
-		  ev->kind == CAPI_CONTROL ? "control" : "tty", ev->unit,
-		  ev->major, ev->minor, ev->seqnum, n);
-	tree_apply_all(&d->tree, ops, n);
+	apply_event(&d->tree, d->owner, ev);
 }
 
 /*
