@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,7 +101,7 @@ static void sweep_legacy(struct tree *t, const struct sysfs_live *f,
 static void sweep_prefix_dir(struct tree *t, const struct sysfs_live *f,
 			     struct coldplug_result *res)
 {
-	char target[TREE_LINK_MAX], path[300];
+	char target[TREE_LINK_MAX], path[sizeof("capi/") + NAME_MAX];
 	struct dirent *de;
 	unsigned int unit;
 	DIR *d;

@@ -22,6 +22,8 @@
  * capi.c, since 2.6).  Tty unit N is minor N (minor_start 0).
  */
 #define CAPI_TTY_MINORS 256u
+/* The largest major number; larger ones are no device of Linux. */
+#define CAPI_MAJOR_MAX 4095u
 /* The control device is char 68:0 in both naming schemes. */
 #define CAPI_CONTROL_MAJOR 68u
 #define CAPI_CONTROL_MINOR 0u

@@ -27,6 +27,8 @@
 #include "verify.h"
 
 #define EXIT_USAGE 2
+/* The smallest --rcvbuf: one page. */
+#define RCVBUF_MIN 4096
 
 enum source_kind { SOURCE_AUTO, SOURCE_UDEV, SOURCE_KERNEL };
 
@@ -92,7 +94,7 @@ static int parse_size(const char *s, int *out)
 		v <<= 10, end++;
 	else if (*end == 'M' || *end == 'm')
 		v <<= 20, end++;
-	if (*end || v < 4096 || v > INT_MAX)
+	if (*end || v < RCVBUF_MIN || v > INT_MAX)
 		return -1;
 	*out = (int)v;
 	return 0;
@@ -184,7 +186,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 			errno = 0;
 			mode = strtoul(optarg, &end, 10);
 			if (errno || *end || end == optarg || optarg[0] == '-' ||
-			    mode < 1 || mode > 4095 ||
+			    mode < 1 || mode > CAPI_MAJOR_MAX ||
 			    mode == CAPI_CONTROL_MAJOR) {
 				log_err("--tty-major must be a major from 1 to 4095 "
 					"other than 68, not \"%s\"", optarg);

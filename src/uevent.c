@@ -8,11 +8,17 @@
  * the raw DEVNAME string never reaches the code that touches the disk.
  */
 #include <fcntl.h>
+#include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include "uevent.h"
+
+/* A sysfs uevent file is at most a page; a line we make from a name. */
+#define SYSFS_UEVENT_MAX 4096
+#define SYSFS_LINE_MAX (NAME_MAX + 64)
 
 enum {
 	UF_ACTION = 1u << 0,
@@ -27,17 +33,15 @@ enum {
 void uevent_reset(struct uevent_fields *f)
 {
 	f->have = 0;
-	f->overlong = NULL;
+	f->overlong = false;
 	f->nul = false;
-	f->nprops = 0;
 }
 
-static void keep(struct uevent_fields *f, unsigned int bit, const char *key,
-		 char *dst, size_t dstsize, const char *val, size_t vallen)
+static void keep(struct uevent_fields *f, unsigned int bit, char *dst,
+		 size_t dstsize, const char *val, size_t vallen)
 {
 	if (vallen >= dstsize) {
-		if (!f->overlong)
-			f->overlong = key;
+		f->overlong = true;
 		return;
 	}
 	memcpy(dst, val, vallen);
@@ -45,43 +49,44 @@ static void keep(struct uevent_fields *f, unsigned int bit, const char *key,
 	f->have |= bit;
 }
 
-#define KEY_IS(k, kl, lit) ((kl) == sizeof(lit) - 1 && !memcmp((k), lit, (kl)))
+/* The properties we keep, and where. */
+#define FIELD(name, bit, member) \
+	{ name, sizeof(name) - 1, bit, offsetof(struct uevent_fields, member), \
+	  sizeof(((struct uevent_fields *)0)->member) }
+static const struct field {
+	const char *key;
+	size_t keylen;
+	unsigned int bit;
+	size_t offset, size;
+} fields[] = {
+	FIELD("ACTION", UF_ACTION, action),
+	FIELD("DEVPATH", UF_DEVPATH, devpath),
+	FIELD("SUBSYSTEM", UF_SUBSYSTEM, subsystem),
+	FIELD("DEVNAME", UF_DEVNAME, devname),
+	FIELD("MAJOR", UF_MAJOR, major),
+	FIELD("MINOR", UF_MINOR, minor),
+	FIELD("SEQNUM", UF_SEQNUM, seqnum),
+};
 
 void uevent_add(struct uevent_fields *f, const char *key, size_t keylen,
 		const char *val, size_t vallen)
 {
-	f->nprops++;
+	size_t i;
+
 	/*
 	 * A NUL would cut the value short ("capi/7\0/../x" read as
 	 * "capi/7"): the record is refused, not trimmed.
 	 */
 	if (memchr(key, '\0', keylen) || memchr(val, '\0', vallen))
 		f->nul = true;
-	if (vallen >= UEVENT_VALUE_MAX && !f->overlong) {
-		/* Any over-long value makes the record suspect. */
-		f->overlong = "a property";
-	}
-	if (KEY_IS(key, keylen, "ACTION"))
-		keep(f, UF_ACTION, "ACTION", f->action, sizeof(f->action),
-		     val, vallen);
-	else if (KEY_IS(key, keylen, "DEVPATH"))
-		keep(f, UF_DEVPATH, "DEVPATH", f->devpath, sizeof(f->devpath),
-		     val, vallen);
-	else if (KEY_IS(key, keylen, "SUBSYSTEM"))
-		keep(f, UF_SUBSYSTEM, "SUBSYSTEM", f->subsystem,
-		     sizeof(f->subsystem), val, vallen);
-	else if (KEY_IS(key, keylen, "DEVNAME"))
-		keep(f, UF_DEVNAME, "DEVNAME", f->devname, sizeof(f->devname),
-		     val, vallen);
-	else if (KEY_IS(key, keylen, "MAJOR"))
-		keep(f, UF_MAJOR, "MAJOR", f->major, sizeof(f->major),
-		     val, vallen);
-	else if (KEY_IS(key, keylen, "MINOR"))
-		keep(f, UF_MINOR, "MINOR", f->minor, sizeof(f->minor),
-		     val, vallen);
-	else if (KEY_IS(key, keylen, "SEQNUM"))
-		keep(f, UF_SEQNUM, "SEQNUM", f->seqnum, sizeof(f->seqnum),
-		     val, vallen);
+	/* Any over-long value makes the record suspect. */
+	if (vallen >= UEVENT_VALUE_MAX)
+		f->overlong = true;
+	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		if (keylen == fields[i].keylen &&
+		    !memcmp(key, fields[i].key, keylen))
+			keep(f, fields[i].bit, (char *)f + fields[i].offset,
+			     fields[i].size, val, vallen);
 }
 
 static int is_key_char(char c)
@@ -101,20 +106,33 @@ int uevent_add_line(struct uevent_fields *f, const char *line, size_t len)
 	return 0;
 }
 
-/* Strict decimal: no sign, no leading zero, at most max. */
-static int parse_uint(const char *s, unsigned long max, unsigned int *out)
+/* Strict decimal: no sign, no leading zero, at most max; no overflow. */
+static int parse_number(const char *s, unsigned long long max,
+			unsigned long long *out)
 {
-	unsigned long v = 0;
+	unsigned long long v = 0;
+	unsigned int digit;
 
 	if (!*s || (s[0] == '0' && s[1]))
 		return -1;
 	for (; *s; s++) {
 		if (*s < '0' || *s > '9')
 			return -1;
-		v = v * 10 + (unsigned long)(*s - '0');
-		if (v > max)
+		digit = (unsigned int)(*s - '0');
+		if (v > (max - digit) / 10)
 			return -1;
+		v = v * 10 + digit;
 	}
+	*out = v;
+	return 0;
+}
+
+static int parse_uint(const char *s, unsigned int max, unsigned int *out)
+{
+	unsigned long long v;
+
+	if (parse_number(s, max, &v) < 0)
+		return -1;
 	*out = (unsigned int)v;
 	return 0;
 }
@@ -195,7 +213,7 @@ static void lookup_tty_major(void)
 		if (!chars || nl == p)
 			break;		/* a blank line ends the part */
 		if (sscanf(p, "%u %15s", &major, name) != 2 || !major ||
-		    major > 4095 || major == CAPI_CONTROL_MAJOR)
+		    major > CAPI_MAJOR_MAX || major == CAPI_CONTROL_MAJOR)
 			continue;
 		if (!strcmp(name, "capi!") || !strcmp(name, "capi/"))
 			tty_driver.found[CAPI_MODERN] = major;
@@ -270,98 +288,108 @@ static const char *basename_of(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-enum uevent_verdict uevent_finish(const struct uevent_fields *f,
-				  struct capi_event *ev, const char **why)
+/* The properties every record must have, and no NUL in any. */
+static enum uevent_verdict check_present(const struct uevent_fields *f,
+					 const char **why)
 {
-	const char *a = f->action;
-	const char *dn = f->devname;
-	bool tty;
-
-	if (f->nul) {
+	if (f->nul)
 		*why = "NUL byte in a property";
-		return UEVENT_BAD;
-	}
-	if (!(f->have & UF_ACTION)) {
+	else if (!(f->have & UF_ACTION))
 		*why = "no ACTION";
-		return UEVENT_BAD;
-	}
-	if (!(f->have & UF_DEVPATH)) {
+	else if (!(f->have & UF_DEVPATH))
 		*why = "no DEVPATH";
-		return UEVENT_BAD;
-	}
-	if (!(f->have & UF_SUBSYSTEM)) {
+	else if (!(f->have & UF_SUBSYSTEM))
 		*why = "no SUBSYSTEM";
-		return UEVENT_BAD;
-	}
+	else
+		return UEVENT_OK;
+	return UEVENT_BAD;
+}
+
+/* The action: add and change apply the names, remove takes them away. */
+static enum uevent_verdict parse_action(const char *a, struct capi_event *ev,
+					const char **why)
+{
+	static const char *const ignored[] = {
+		"bind", "unbind", "move", "online", "offline",
+	};
+	size_t i;
 
 	if (!strcmp(a, "add") || !strcmp(a, "change")) {
 		ev->action = CAPI_ADD;
-	} else if (!strcmp(a, "remove")) {
+		return UEVENT_OK;
+	}
+	if (!strcmp(a, "remove")) {
 		ev->action = CAPI_REMOVE;
-	} else if (!strcmp(a, "bind") || !strcmp(a, "unbind") ||
-		   !strcmp(a, "move") || !strcmp(a, "online") ||
-		   !strcmp(a, "offline")) {
-		return UEVENT_IGNORE;
-	} else {
-		*why = "unknown ACTION";
-		return UEVENT_BAD;
+		return UEVENT_OK;
 	}
+	for (i = 0; i < sizeof(ignored) / sizeof(ignored[0]); i++)
+		if (!strcmp(a, ignored[i]))
+			return UEVENT_IGNORE;
+	*why = "unknown ACTION";
+	return UEVENT_BAD;
+}
 
-	/* Only the capi class and the capi ttys concern us. */
-	tty = !strcmp(f->subsystem, "tty");
-	if (!tty && strcmp(f->subsystem, "capi"))
+/* Only the capi class and the capi ttys concern us. */
+static enum uevent_verdict check_subsystem(const struct uevent_fields *f,
+					   bool *tty)
+{
+	*tty = !strcmp(f->subsystem, "tty");
+	if (!*tty && strcmp(f->subsystem, "capi"))
 		return UEVENT_IGNORE;
-	if (tty && strncmp(basename_of(f->devpath), "capi", 4))
+	if (*tty && strncmp(basename_of(f->devpath), "capi", strlen("capi")))
 		return UEVENT_IGNORE;
-	if (f->overlong) {
-		*why = "over-long property value";
-		return UEVENT_BAD;
-	}
+	return UEVENT_OK;
+}
 
-	if (!(f->have & UF_DEVNAME)) {
-		*why = "no DEVNAME";
-		return UEVENT_BAD;
-	}
-	if (!safe_devname(dn)) {
-		*why = "unsafe DEVNAME";
-		return UEVENT_BAD;
-	}
+/*
+ * DEVNAME into kind, scheme and unit: "capi20" (modern) or "capi"
+ * (pre-fix) is the control device, "capi/N" or "capiN" a tty.
+ */
+static enum uevent_verdict classify_devname(const char *dn, bool tty,
+					    struct capi_event *ev,
+					    const char **why)
+{
+	const char *num = dn + strlen("capi");
 
+	ev->unit = 0;
 	if (!strcmp(dn, "capi20") || !strcmp(dn, "capi")) {
 		if (tty) {
 			*why = "control device name on a tty";
 			return UEVENT_BAD;
 		}
 		ev->kind = CAPI_CONTROL;
-		ev->scheme = dn[4] ? CAPI_MODERN : CAPI_PREFIX;
-		ev->unit = 0;
-	} else if (!strncmp(dn, "capi", 4)) {
-		const char *num = dn + 4;
-
-		if (!tty) {
-			*why = "tty name on the capi class";
-			return UEVENT_BAD;
-		}
-		ev->kind = CAPI_TTY;
-		ev->scheme = CAPI_PREFIX;
-		if (*num == '/') {
-			ev->scheme = CAPI_MODERN;
-			num++;
-		}
-		if (parse_uint(num, CAPI_UNIT_MAX, &ev->unit)) {
-			*why = "bad tty unit number";
-			return UEVENT_BAD;
-		}
-	} else {
+		ev->scheme = *num ? CAPI_MODERN : CAPI_PREFIX;
+		return UEVENT_OK;
+	}
+	if (strncmp(dn, "capi", strlen("capi"))) {
 		*why = "not a CAPI device name";
 		return UEVENT_BAD;
 	}
+	if (!tty) {
+		*why = "tty name on the capi class";
+		return UEVENT_BAD;
+	}
+	ev->kind = CAPI_TTY;
+	ev->scheme = *num == '/' ? CAPI_MODERN : CAPI_PREFIX;
+	if (*num == '/')
+		num++;
+	if (parse_uint(num, CAPI_UNIT_MAX, &ev->unit)) {
+		*why = "bad tty unit number";
+		return UEVENT_BAD;
+	}
+	return UEVENT_OK;
+}
 
+/* MAJOR and MINOR: the control device is 68:0, a tty its driver's. */
+static enum uevent_verdict parse_devnum(const struct uevent_fields *f,
+					struct capi_event *ev,
+					const char **why)
+{
 	if ((f->have & (UF_MAJOR | UF_MINOR)) != (UF_MAJOR | UF_MINOR)) {
 		*why = "no MAJOR/MINOR";
 		return UEVENT_BAD;
 	}
-	if (parse_uint(f->major, 4095, &ev->major) ||
+	if (parse_uint(f->major, CAPI_MAJOR_MAX, &ev->major) ||
 	    parse_uint(f->minor, CAPI_UNIT_MAX, &ev->minor)) {
 		*why = "bad MAJOR/MINOR";
 		return UEVENT_BAD;
@@ -371,18 +399,45 @@ enum uevent_verdict uevent_finish(const struct uevent_fields *f,
 		*why = "control device is not char 68:0";
 		return UEVENT_BAD;
 	}
-
 	if (ev->kind == CAPI_TTY && !tty_devnum_ok(ev, why))
 		return UEVENT_BAD;
+	return UEVENT_OK;
+}
 
+/* The first verdict of a list that is not UEVENT_OK ends the record. */
+#define CHECK(expr) do { \
+	enum uevent_verdict v_ = (expr); \
+	if (v_ != UEVENT_OK) \
+		return v_; \
+} while (0)
+
+enum uevent_verdict uevent_finish(const struct uevent_fields *f,
+				  struct capi_event *ev, const char **why)
+{
+	bool tty;
+
+	CHECK(check_present(f, why));
+	CHECK(parse_action(f->action, ev, why));
+	CHECK(check_subsystem(f, &tty));
+	if (f->overlong) {
+		*why = "over-long property value";
+		return UEVENT_BAD;
+	}
+	if (!(f->have & UF_DEVNAME)) {
+		*why = "no DEVNAME";
+		return UEVENT_BAD;
+	}
+	if (!safe_devname(f->devname)) {
+		*why = "unsafe DEVNAME";
+		return UEVENT_BAD;
+	}
+	CHECK(classify_devname(f->devname, tty, ev, why));
+	CHECK(parse_devnum(f, ev, why));
 	ev->seqnum = 0;
-	if (f->have & UF_SEQNUM) {
-		unsigned long long v = 0;
-		const char *p;
-
-		for (p = f->seqnum; *p >= '0' && *p <= '9'; p++)
-			v = v * 10 + (unsigned long long)(*p - '0');
-		ev->seqnum = v;
+	if ((f->have & UF_SEQNUM) &&
+	    parse_number(f->seqnum, ~0ULL, &ev->seqnum) < 0) {
+		*why = "bad SEQNUM";
+		return UEVENT_BAD;
 	}
 	return UEVENT_OK;
 }
@@ -447,7 +502,7 @@ enum uevent_verdict uevent_read_sysfs(int classfd, const char *class,
 				      const char *name, struct capi_event *ev,
 				      const char **why)
 {
-	char path[512], buf[4096];
+	char path[SYSFS_LINE_MAX], buf[SYSFS_UEVENT_MAX];
 	struct uevent_fields f;
 	const char *p, *end, *nl;
 	ssize_t len;

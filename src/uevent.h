@@ -26,9 +26,8 @@ struct uevent_fields {
 	char minor[12];
 	char seqnum[24];
 	unsigned int have;	/* bit set of UF_* */
-	const char *overlong;	/* key of the first over-long value, or NULL */
+	bool overlong;		/* a value was longer than we keep */
 	bool nul;		/* a key or value held a NUL byte */
-	size_t nprops;
 };
 
 enum uevent_verdict {

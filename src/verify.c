@@ -24,6 +24,11 @@
 #include "sysfs.h"
 #include "verify.h"
 
+/* devices.txt lines are short; a longer one is read in pieces, ignored. */
+#define SPEC_LINE_MAX 512
+/* A deviation before escaping; escaped, a byte takes at most four. */
+#define DEVIATION_MAX 1024
+
 /* Split "/dev/capi20.07" into prefix "/dev/capi20." and number 7, width 2. */
 static int split_number(const char *name, size_t *plen, unsigned long *num,
 			int *width)
@@ -61,7 +66,7 @@ static int fill_range(struct spec *s, unsigned int from, unsigned int to,
 
 int spec_parse(const char *path, struct spec *s, const char **why)
 {
-	char line[512];
+	char line[SPEC_LINE_MAX];
 	bool in_block = false, gap = false;
 	unsigned int last = 0;
 	bool have_last = false;
@@ -85,7 +90,7 @@ int spec_parse(const char *path, struct spec *s, const char **why)
 			char kind[8];
 
 			if (sscanf(p, "%u %7s", &major, kind) == 2 &&
-			    major == 68 && !strcmp(kind, "char"))
+			    major == CAPI_CONTROL_MAJOR && !strcmp(kind, "char"))
 				in_block = true;
 			continue;
 		}
@@ -138,7 +143,7 @@ static void deviation(struct checker *c, const char *fmt, ...)
 /* One line each: names read from the tree are escaped as in the log. */
 static void deviation(struct checker *c, const char *fmt, ...)
 {
-	char raw[1024], out[4096];
+	char raw[DEVIATION_MAX], out[DEVIATION_MAX * 4];
 	va_list ap;
 	int len;
 

@@ -111,6 +111,14 @@ int main(void)
 	memcpy(big, TTY "DEVNAME=capi/7|X=", strlen(TTY "DEVNAME=capi/7|X="));
 	bad(big, "over-long property value");
 
+	/* SEQNUM: the same strict parser as the other numbers. */
+	check(record(TTY "DEVNAME=capi/7|SEQNUM=18446744073709551615", &ev,
+		  &why) == UEVENT_OK && ev.seqnum == 18446744073709551615ULL,
+	   "the largest SEQNUM parses");
+	bad(TTY "DEVNAME=capi/7|SEQNUM=18446744073709551616", "bad SEQNUM");
+	bad(TTY "DEVNAME=capi/7|SEQNUM=99999999999999999999999", "bad SEQNUM");
+	bad(TTY "DEVNAME=capi/7|SEQNUM=12x", "bad SEQNUM");
+
 	/* A kernel datagram: "action@devpath" header, NUL-separated props. */
 	len = (size_t)snprintf(msg, sizeof(msg),
 		"add@/devices/virtual/tty/capi!3%cACTION=add%c"
