@@ -100,10 +100,119 @@ static int parse_size(const char *s, int *out)
 	return 0;
 }
 
+static int parse_source(const char *arg, struct options *o)
+{
+	if (!strcmp(arg, "udev"))
+		o->source = SOURCE_UDEV;
+	else if (!strcmp(arg, "kernel"))
+		o->source = SOURCE_KERNEL;
+	else {
+		log_err("--source must be udev or kernel, not \"%s\"", arg);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_mode(const char *arg, struct options *o)
+{
+	unsigned long mode;
+	char *end;
+
+	errno = 0;
+	mode = strtoul(arg, &end, 8);
+	if (errno || *end || end == arg || mode > 07777) {
+		log_err("--mode must be an octal mode such as 0660, not \"%s\"",
+			arg);
+		return -1;
+	}
+	o->mode = (mode_t)mode;
+	return 0;
+}
+
+static int parse_rcvbuf(const char *arg, struct options *o)
+{
+	if (parse_size(arg, &o->rcvbuf) < 0) {
+		log_err("--rcvbuf must be a size from 4096 to 2G such as 8M, not \"%s\"",
+			arg);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_tty_major(const char *arg, struct options *o)
+{
+	unsigned long major;
+	char *end;
+
+	errno = 0;
+	major = strtoul(arg, &end, 10);
+	if (errno || *end || end == arg || arg[0] == '-' ||
+	    major < 1 || major > CAPI_MAJOR_MAX ||
+	    major == CAPI_CONTROL_MAJOR) {
+		log_err("--tty-major must be a major from 1 to 4095 "
+			"other than 68, not \"%s\"", arg);
+		return -1;
+	}
+	o->tty_major = (unsigned int)major;
+	return 0;
+}
+
+enum { OPT_REPLAY = 256, OPT_VERIFY, OPT_DEVICES_TXT, OPT_LOAD,
+       OPT_TTY_MAJOR };
+
+/* One option; returns 0, or -1 on bad usage.  --help and -V exit. */
+static int parse_option(int c, const char *arg, struct options *o)
+{
+	switch (c) {
+	case 's': return parse_source(arg, o);
+	case 'r': o->root = arg; break;
+	case 'g': o->group = arg; break;
+	case 'm': return parse_mode(arg, o);
+	case 'b': return parse_rcvbuf(arg, o);
+	case 'M': o->no_modprobe = true; break;
+	case 'n': o->dry_run = true; break;
+	case OPT_REPLAY: o->replay = arg; break;
+	case OPT_VERIFY: o->verify = true; break;
+	case OPT_LOAD: o->load_driver = true; break;
+	case OPT_DEVICES_TXT: o->devices_txt = arg; break;
+	case OPT_TTY_MAJOR: return parse_tty_major(arg, o);
+	case 'v': log_max_level = LOG_DEBUG; break;
+	case 'q': log_max_level = LOG_ERR; break;
+	case 'h':
+		usage(stdout);
+		exit(0);
+	case 'V':
+		printf("capi-devd %s\n", PACKAGE_VERSION);
+		exit(0);
+	default:
+		fprintf(stderr, "Try 'capi-devd --help'.\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* What no single option can tell: arguments, and jobs that exclude. */
+static int check_options(int argc, char **argv, const struct options *o)
+{
+	if (optind < argc) {
+		log_err("unexpected argument \"%s\"", argv[optind]);
+		return -1;
+	}
+	if ((o->replay != NULL) + o->verify + o->load_driver > 1) {
+		log_err("--replay, --verify and --load-driver are separate jobs: "
+			"give one");
+		return -1;
+	}
+	if (o->replay && o->source == SOURCE_UDEV) {
+		log_err("--replay applies events as --source=kernel does; "
+			"it cannot be combined with --source=udev");
+		return -1;
+	}
+	return 0;
+}
+
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	enum { OPT_REPLAY = 256, OPT_VERIFY, OPT_DEVICES_TXT, OPT_LOAD,
-	       OPT_TTY_MAJOR };
 	static const struct option longopts[] = {
 		{ "source", required_argument, NULL, 's' },
 		{ "root", required_argument, NULL, 'r' },
@@ -123,109 +232,13 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
 	};
-	unsigned long mode;
-	char *end;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "s:r:g:m:b:MnvqhV", longopts,
-				NULL)) != -1) {
-		switch (c) {
-		case 's':
-			if (!strcmp(optarg, "udev"))
-				o->source = SOURCE_UDEV;
-			else if (!strcmp(optarg, "kernel"))
-				o->source = SOURCE_KERNEL;
-			else {
-				log_err("--source must be udev or kernel, not \"%s\"",
-					optarg);
-				return -1;
-			}
-			break;
-		case 'r':
-			o->root = optarg;
-			break;
-		case 'g':
-			o->group = optarg;
-			break;
-		case 'm':
-			errno = 0;
-			mode = strtoul(optarg, &end, 8);
-			if (errno || *end || end == optarg || mode > 07777) {
-				log_err("--mode must be an octal mode such as 0660, not \"%s\"",
-					optarg);
-				return -1;
-			}
-			o->mode = (mode_t)mode;
-			break;
-		case 'b':
-			if (parse_size(optarg, &o->rcvbuf) < 0) {
-				log_err("--rcvbuf must be a size from 4096 to 2G such as 8M, not \"%s\"",
-					optarg);
-				return -1;
-			}
-			break;
-		case 'M':
-			o->no_modprobe = true;
-			break;
-		case 'n':
-			o->dry_run = true;
-			break;
-		case OPT_REPLAY:
-			o->replay = optarg;
-			break;
-		case OPT_VERIFY:
-			o->verify = true;
-			break;
-		case OPT_LOAD:
-			o->load_driver = true;
-			break;
-		case OPT_DEVICES_TXT:
-			o->devices_txt = optarg;
-			break;
-		case OPT_TTY_MAJOR:
-			errno = 0;
-			mode = strtoul(optarg, &end, 10);
-			if (errno || *end || end == optarg || optarg[0] == '-' ||
-			    mode < 1 || mode > CAPI_MAJOR_MAX ||
-			    mode == CAPI_CONTROL_MAJOR) {
-				log_err("--tty-major must be a major from 1 to 4095 "
-					"other than 68, not \"%s\"", optarg);
-				return -1;
-			}
-			o->tty_major = (unsigned int)mode;
-			break;
-		case 'v':
-			log_max_level = LOG_DEBUG;
-			break;
-		case 'q':
-			log_max_level = LOG_ERR;
-			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		case 'V':
-			printf("capi-devd %s\n", PACKAGE_VERSION);
-			exit(0);
-		default:
-			fprintf(stderr, "Try 'capi-devd --help'.\n");
+				NULL)) != -1)
+		if (parse_option(c, optarg, o) < 0)
 			return -1;
-		}
-	}
-	if (optind < argc) {
-		log_err("unexpected argument \"%s\"", argv[optind]);
-		return -1;
-	}
-	if ((o->replay != NULL) + o->verify + o->load_driver > 1) {
-		log_err("--replay, --verify and --load-driver are separate jobs: "
-			"give one");
-		return -1;
-	}
-	if (o->replay && o->source == SOURCE_UDEV) {
-		log_err("--replay applies events as --source=kernel does; "
-			"it cannot be combined with --source=udev");
-		return -1;
-	}
-	return 0;
+	return check_options(argc, argv, o);
 }
 
 static int resolve_group(const char *name, gid_t *gid)
@@ -355,29 +368,30 @@ static void replay_signals(void)
 
 static int run_replay(struct daemon *d)
 {
-	struct replay_source r;
+	struct source src;
 	struct capi_event ev;
 	enum source_result res;
 	int ret = 0;
 
 	replay_signals();
-	if (replay_source_open(&r, d->o->replay) < 0) {
+	if (replay_source_open_as(&src, d->o->replay) < 0) {
 		log_err("cannot open %s: %s", d->o->replay, strerror(errno));
 		return 1;
 	}
 	while (!replay_stop &&
-	       (res = replay_source_read(&r, &ev, &d->st)) != SRC_EOF) {
+	       (res = src.read(&src, &ev, &d->st)) != SRC_EOF) {
 		if (replay_stop)
 			break;
 		if (res == SRC_ERROR) {
-			log_err("cannot read %s: %s", r.name, strerror(errno));
+			log_err("cannot read %s: %s", replay_name(&src),
+				strerror(errno));
 			ret = 1;
 			break;
 		}
 		if (res == SRC_EVENT)
 			handle(d, &ev);
 	}
-	replay_source_close(&r);
+	src.close(&src);
 	if (replay_stop) {
 		log_warn("signal %d: replay stopped after %lu event(s)",
 			 (int)replay_stop, d->st.events);
@@ -430,96 +444,180 @@ static int handle_signal(struct daemon *d, int sfd)
 	return 1;
 }
 
+static int open_source(struct source *src, enum source_kind kind,
+		       int rcvbuf)
+{
+	if (kind == SOURCE_UDEV) {
+		if (udev_source_open(src, rcvbuf) == 0)
+			return 0;
+		log_err("cannot listen to udev events: %s", strerror(errno));
+		return -1;
+	}
+	if (kernel_source_open(src, rcvbuf) == 0)
+		return 0;
+	log_err("cannot listen to kernel uevents: %s%s", strerror(errno),
+		errno == EPERM ? " (run as root)" : "");
+	return -1;
+}
+
+/* Read what the source has now; returns 0, or -1 on a fatal error. */
+static int drain(struct daemon *d, struct source *src)
+{
+	struct capi_event ev;
+
+	for (;;) {
+		switch (src->read(src, &ev, &d->st)) {
+		case SRC_EVENT:
+			if (!overtaken_remove(d, &ev))
+				handle(d, &ev);
+			break;
+		case SRC_OVERFLOW:
+			log_warn("events were lost (receive buffer full, %lu "
+				 "time(s) so far): rescanning",
+				 d->st.overflows);
+			converge(d, "rescan after overflow");
+			break;
+		case SRC_ERROR:
+			log_err("reading events: %s", strerror(errno));
+			return -1;
+		case SRC_DRAINED:
+		case SRC_EOF:
+			return 0;
+		case SRC_NONE:
+		case SRC_BAD:
+			break;
+		}
+	}
+}
+
+/* Poll the source and the signals until a stop signal or an error. */
+static int event_loop(struct daemon *d, struct source *src, int sfd)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = src->fd, .events = POLLIN },
+		{ .fd = sfd, .events = POLLIN },
+	};
+
+	for (;;) {
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			log_err("poll: %s", strerror(errno));
+			return 1;
+		}
+		if (pfd[1].revents && !handle_signal(d, sfd))
+			return 0;
+		if (!pfd[0].revents)
+			continue;
+		if (drain(d, src) < 0)
+			return 1;
+		log_flush(false);
+		notify_status(d, false);
+	}
+}
+
 static int run_daemon(struct daemon *d, enum source_kind kind)
 {
-	struct udev_source *us = NULL;
-	struct capi_event ev;
-	struct pollfd pfd[2];
-	int kfd = -1, sfd, ret = 1;
+	struct source src;
+	int sfd, ret = 1;
 
 	sfd = signals_open();
 	if (sfd < 0) {
 		log_err("cannot set up signals: %s", strerror(errno));
 		return 1;
 	}
-	if (kind == SOURCE_UDEV) {
-		us = udev_source_open(d->o->rcvbuf);
-		if (!us) {
-			log_err("cannot listen to udev events: %s",
-				strerror(errno));
-			goto out;
-		}
-		pfd[0].fd = udev_source_fd(us);
-	} else {
-		kfd = kernel_source_open(d->o->rcvbuf);
-		if (kfd < 0) {
-			log_err("cannot listen to kernel uevents: %s%s",
-				strerror(errno),
-				errno == EPERM ? " (run as root)" : "");
-			goto out;
-		}
-		pfd[0].fd = kfd;
+	if (open_source(&src, kind, d->o->rcvbuf) == 0) {
+		/* Listen first, then scan: nothing falls between the two. */
+		converge(d, "start");
+		notify_send("READY=1");
+		notify_status(d, true);
+		ret = event_loop(d, &src, sfd);
 	}
-	pfd[0].events = POLLIN;
-	pfd[1].fd = sfd;
-	pfd[1].events = POLLIN;
-
-	/* Listen first, then scan: nothing falls between the two. */
-	converge(d, "start");
-	notify_send("READY=1");
-	notify_status(d, true);
-
-	for (;;) {
-		enum source_result r;
-
-		if (poll(pfd, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			log_err("poll: %s", strerror(errno));
-			goto out;
-		}
-		if (pfd[1].revents && !handle_signal(d, sfd))
-			break;
-		if (!pfd[0].revents)
-			continue;
-		for (;;) {
-			r = us ? udev_source_read(us, &ev, &d->st) :
-				 kernel_source_read(kfd, &ev, &d->st);
-			if (r == SRC_EVENT) {
-				if (!overtaken_remove(d, &ev))
-					handle(d, &ev);
-			} else if (r == SRC_OVERFLOW) {
-				log_warn("events were lost (receive buffer "
-					 "full, %lu time(s) so far): rescanning",
-					 d->st.overflows);
-				converge(d, "rescan after overflow");
-			} else if (r == SRC_ERROR) {
-				log_err("reading events: %s", strerror(errno));
-				goto out;
-			} else if (r == SRC_DRAINED) {
-				break;
-			}
-		}
-		log_flush(false);
-		notify_status(d, false);
-	}
-	ret = 0;
-out:
 	log_flush(true);
 	notify_send("STOPPING=1");
-	if (us)
-		udev_source_close(us);
-	if (kfd >= 0)
-		close(kfd);
+	src.close(&src);
 	close(sfd);
 	return ret;
+}
+
+/* The daemon proper: listen, converge, and apply events until stopped. */
+static int run_live(struct daemon *d, const char *root, const char *devdir)
+{
+	const struct options *o = d->o;
+	enum source_kind kind = o->source;
+
+	if (kind == SOURCE_AUTO)
+		kind = udevd_running(root) ? SOURCE_UDEV : SOURCE_KERNEL;
+	d->owner = kind == SOURCE_UDEV ? OWN_PREFIX : OWN_ALL;
+	d->source_name = kind == SOURCE_UDEV ? "udev" : "kernel";
+	log_info("capi-devd %s: source %s, dev %s, group %s, mode %04o%s",
+		 PACKAGE_VERSION, d->source_name, devdir, o->group,
+		 (unsigned int)o->mode, o->dry_run ? ", dry run" : "");
+
+	if (o->no_modprobe || *root)
+		log_debug("not loading the CAPI driver (%s)",
+			  o->no_modprobe ? "--no-modprobe" : "--root");
+	else if (modload_capi(d->sysdir, o->dry_run) < 0)
+		log_warn("going on without the CAPI driver: names appear "
+			 "when it is loaded");
+	return run_daemon(d, kind);
+}
+
+/* The jobs that change the dev tree: --replay, and the daemon. */
+static int run_tree(struct daemon *d, const char *root, const char *devdir)
+{
+	const struct options *o = d->o;
+	gid_t gid;
+	int ret;
+
+	if (resolve_group(o->group, &gid) < 0)
+		return EXIT_USAGE;
+	umask(0);
+	d->tree.gid = gid;
+	d->tree.mode = o->mode;
+	d->tree.dry_run = o->dry_run;
+	if (tree_open(&d->tree, devdir) < 0) {
+		log_err("cannot open %s: %s", devdir, strerror(errno));
+		return EXIT_USAGE;
+	}
+	if (o->replay) {
+		d->owner = OWN_ALL;
+		d->source_name = "replay";
+		ret = run_replay(d);
+	} else {
+		ret = run_live(d, root, devdir);
+	}
+	tree_close(&d->tree);
+	return ret;
+}
+
+static int run_verify(const struct options *o, const char *devdir,
+		      const char *sysdir)
+{
+	gid_t gid;
+	int ret;
+
+	if (resolve_group(o->group, &gid) < 0)
+		return EXIT_USAGE;
+	ret = verify_run(devdir, sysdir, o->devices_txt, gid, o->mode);
+	return ret < 0 ? EXIT_USAGE : ret > 0 ? 1 : 0;
+}
+
+static int run_load_driver(const struct options *o, const char *root,
+			   const char *sysdir)
+{
+	if (*root) {
+		log_err("--load-driver works on the running kernel; "
+			"it cannot be combined with --root");
+		return EXIT_USAGE;
+	}
+	return modload_capi(sysdir, o->dry_run) < 0 ? 1 : 0;
 }
 
 int main(int argc, char **argv)
 {
 	struct options o = {
 		.source = SOURCE_AUTO,
-		.root = NULL,
 		.group = "dialout",
 		.mode = 0660,
 		.rcvbuf = 8 << 20,
@@ -528,73 +626,20 @@ int main(int argc, char **argv)
 	struct daemon d = { .o = &o };
 	char devdir[PATH_MAX], procdevices[PATH_MAX];
 	const char *root;
-	enum source_kind kind;
-	gid_t gid;
-	int ret;
 
 	log_init("capi-devd");
 	if (parse_options(argc, argv, &o) < 0)
 		return EXIT_USAGE;
-	root = o.root ? o.root : "";
-	if (o.root && (!*o.root || !strcmp(o.root, "/")))
-		root = "";
-
+	/* "" and "/" are the real root. */
+	root = o.root && strcmp(o.root, "/") ? o.root : "";
 	snprintf(devdir, sizeof(devdir), "%s/dev", root);
 	snprintf(d.sysdir, sizeof(d.sysdir), "%s/sys", root);
 	snprintf(procdevices, sizeof(procdevices), "%s/proc/devices", root);
 	uevent_set_tty_major(o.tty_major, procdevices);
 
-	if (o.verify) {
-		if (resolve_group(o.group, &gid) < 0)
-			return EXIT_USAGE;
-		ret = verify_run(devdir, d.sysdir, o.devices_txt, gid, o.mode);
-		return ret < 0 ? EXIT_USAGE : ret > 0 ? 1 : 0;
-	}
-	if (o.load_driver) {
-		if (*root) {
-			log_err("--load-driver works on the running kernel; "
-				"it cannot be combined with --root");
-			return EXIT_USAGE;
-		}
-		return modload_capi(d.sysdir, o.dry_run) < 0 ? 1 : 0;
-	}
-
-	if (resolve_group(o.group, &gid) < 0)
-		return EXIT_USAGE;
-	umask(0);
-
-	d.tree.gid = gid;
-	d.tree.mode = o.mode;
-	d.tree.dry_run = o.dry_run;
-	if (tree_open(&d.tree, devdir) < 0) {
-		log_err("cannot open %s: %s", devdir, strerror(errno));
-		return EXIT_USAGE;
-	}
-
-	if (o.replay) {
-		d.owner = OWN_ALL;
-		d.source_name = "replay";
-		ret = run_replay(&d);
-		goto out;
-	}
-
-	kind = o.source;
-	if (kind == SOURCE_AUTO)
-		kind = udevd_running(root) ? SOURCE_UDEV : SOURCE_KERNEL;
-	d.owner = kind == SOURCE_UDEV ? OWN_PREFIX : OWN_ALL;
-	d.source_name = kind == SOURCE_UDEV ? "udev" : "kernel";
-	log_info("capi-devd %s: source %s, dev %s, group %s, mode %04o%s",
-		 PACKAGE_VERSION, d.source_name, devdir, o.group,
-		 (unsigned int)o.mode, o.dry_run ? ", dry run" : "");
-
-	if (o.no_modprobe || *root)
-		log_debug("not loading the CAPI driver (%s)",
-			  o.no_modprobe ? "--no-modprobe" : "--root");
-	else if (modload_capi(d.sysdir, o.dry_run) < 0)
-		log_warn("going on without the CAPI driver: names appear "
-			 "when it is loaded");
-	ret = run_daemon(&d, kind);
-out:
-	tree_close(&d.tree);
-	return ret;
+	if (o.verify)
+		return run_verify(&o, devdir, d.sysdir);
+	if (o.load_driver)
+		return run_load_driver(&o, root, d.sysdir);
+	return run_tree(&d, root, devdir);
 }

@@ -10,6 +10,7 @@
 #define CAPI_DEVD_SOURCE_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include "event.h"
 #include "uevent.h"
 
@@ -48,19 +49,27 @@ static inline enum source_result source_verdict(enum uevent_verdict v,
 	return SRC_BAD;
 }
 
-/* Kernel netlink (no udevd). */
-int kernel_source_open(int rcvbuf);
-enum source_result kernel_source_read(int fd, struct capi_event *ev,
-				      struct source_stats *st);
+/*
+ * Every source has one shape: read() hands out the next event (a live
+ * source returns SRC_DRAINED when fd has nothing more to read; a replay
+ * reads until SRC_EOF and has fd -1), close() releases it.
+ */
+struct source {
+	int fd;
+	const char *name;	/* "kernel", "udev" or "replay" */
+	enum source_result (*read)(struct source *s, struct capi_event *ev,
+				   struct source_stats *st);
+	void (*close)(struct source *s);
+	void *priv;		/* the source's own state */
+};
 
+/* Each returns 0, or -1 with errno set. */
+/* Kernel netlink (no udevd). */
+int kernel_source_open(struct source *s, int rcvbuf);
 /* The udev monitor: events after udevd has applied its rules. */
-struct udev_source;
-struct udev_source *udev_source_open(int rcvbuf);
-int udev_source_fd(struct udev_source *s);
-enum source_result udev_source_read(struct udev_source *s,
-				    struct capi_event *ev,
-				    struct source_stats *st);
-void udev_source_close(struct udev_source *s);
+int udev_source_open(struct source *s, int rcvbuf);
+/* A recording, below; path "-" is stdin. */
+int replay_source_open_as(struct source *s, const char *path);
 
 /*
  * A recorded "udevadm monitor --kernel --property" stream.  Lines are read
@@ -82,5 +91,7 @@ enum source_result replay_source_read(struct replay_source *r,
 				      struct capi_event *ev,
 				      struct source_stats *st);
 void replay_source_close(struct replay_source *r);
+/* How a replay source opened by replay_source_open_as() names its input. */
+const char *replay_name(const struct source *s);
 
 #endif

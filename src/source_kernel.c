@@ -19,7 +19,17 @@
 /* A uevent is at most UEVENT_BUFFER_SIZE (2048) bytes plus its header. */
 #define KERNEL_MSG_MAX 8192
 
-int kernel_source_open(int rcvbuf)
+static enum source_result kernel_source_read(struct source *s,
+					     struct capi_event *ev,
+					     struct source_stats *st);
+
+static void kernel_source_close(struct source *s)
+{
+	close(s->fd);
+	s->fd = -1;
+}
+
+static int kernel_socket(int rcvbuf)
 {
 	struct sockaddr_nl addr = {
 		.nl_family = AF_NETLINK,
@@ -49,8 +59,19 @@ int kernel_source_open(int rcvbuf)
 	return fd;
 }
 
-enum source_result kernel_source_read(int fd, struct capi_event *ev,
-				      struct source_stats *st)
+int kernel_source_open(struct source *s, int rcvbuf)
+{
+	s->fd = kernel_socket(rcvbuf);
+	s->name = "kernel";
+	s->read = kernel_source_read;
+	s->close = kernel_source_close;
+	s->priv = NULL;
+	return s->fd < 0 ? -1 : 0;
+}
+
+static enum source_result kernel_source_read(struct source *s,
+					     struct capi_event *ev,
+					     struct source_stats *st)
 {
 	static char buf[KERNEL_MSG_MAX];
 	union {
@@ -73,7 +94,7 @@ enum source_result kernel_source_read(int fd, struct capi_event *ev,
 	const char *why;
 	ssize_t len;
 
-	len = recvmsg(fd, &msg, 0);
+	len = recvmsg(s->fd, &msg, 0);
 	if (len < 0) {
 		if (errno == EAGAIN)
 			return SRC_DRAINED;

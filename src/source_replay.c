@@ -128,3 +128,42 @@ enum source_result replay_source_read(struct replay_source *r,
 		    r->record_line, why);
 	return SRC_BAD;
 }
+
+static enum source_result replay_read(struct source *s, struct capi_event *ev,
+				      struct source_stats *st)
+{
+	return replay_source_read(s->priv, ev, st);
+}
+
+static void replay_close(struct source *s)
+{
+	replay_source_close(s->priv);
+	free(s->priv);
+	s->priv = NULL;
+}
+
+int replay_source_open_as(struct source *s, const char *path)
+{
+	struct replay_source *r = malloc(sizeof(*r));
+
+	s->fd = -1;
+	s->name = "replay";
+	s->read = replay_read;
+	s->close = replay_close;
+	s->priv = r;
+	if (!r)
+		return -1;
+	if (replay_source_open(r, path) < 0) {
+		free(r);
+		s->priv = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+const char *replay_name(const struct source *s)
+{
+	const struct replay_source *r = s->priv;
+
+	return r ? r->name : "replay";
+}

@@ -19,7 +19,27 @@ struct udev_source {
 	struct udev_monitor *mon;
 };
 
-struct udev_source *udev_source_open(int rcvbuf)
+static enum source_result udev_source_read(struct source *src,
+					   struct capi_event *ev,
+					   struct source_stats *st);
+
+static void udev_source_free(struct udev_source *s)
+{
+	if (!s)
+		return;
+	udev_monitor_unref(s->mon);
+	udev_unref(s->udev);
+	free(s);
+}
+
+static void udev_source_close(struct source *src)
+{
+	udev_source_free(src->priv);
+	src->priv = NULL;
+	src->fd = -1;
+}
+
+static struct udev_source *udev_monitor_open(int rcvbuf)
 {
 	struct udev_source *s = calloc(1, sizeof(*s));
 
@@ -42,13 +62,20 @@ struct udev_source *udev_source_open(int rcvbuf)
 		goto fail;
 	return s;
 fail:
-	udev_source_close(s);
+	udev_source_free(s);
 	return NULL;
 }
 
-int udev_source_fd(struct udev_source *s)
+int udev_source_open(struct source *src, int rcvbuf)
 {
-	return udev_monitor_get_fd(s->mon);
+	struct udev_source *s = udev_monitor_open(rcvbuf);
+
+	src->name = "udev";
+	src->read = udev_source_read;
+	src->close = udev_source_close;
+	src->priv = s;
+	src->fd = s ? udev_monitor_get_fd(s->mon) : -1;
+	return s ? 0 : -1;
 }
 
 static void prop(struct uevent_fields *f, struct udev_device *d,
@@ -64,14 +91,15 @@ static void prop(struct uevent_fields *f, struct udev_device *d,
 	uevent_add(f, key, strlen(key), v, strlen(v));
 }
 
-enum source_result udev_source_read(struct udev_source *s,
-				    struct capi_event *ev,
-				    struct source_stats *st)
+static enum source_result udev_source_read(struct source *src,
+					   struct capi_event *ev,
+					   struct source_stats *st)
 {
 	static const char *const keys[] = {
 		"ACTION", "DEVPATH", "SUBSYSTEM", "DEVNAME", "MAJOR", "MINOR",
 		"SEQNUM",
 	};
+	struct udev_source *s = src->priv;
 	struct uevent_fields f;
 	struct udev_device *d;
 	enum source_result res;
@@ -96,13 +124,4 @@ enum source_result udev_source_read(struct udev_source *s,
 	if (res == SRC_BAD)
 		log_limited(LOG_WARNING, "bad udev event: %s", why);
 	return res;
-}
-
-void udev_source_close(struct udev_source *s)
-{
-	if (!s)
-		return;
-	udev_monitor_unref(s->mon);
-	udev_unref(s->udev);
-	free(s);
 }
