@@ -113,14 +113,24 @@ static int parse_source(const char *arg, struct options *o)
 	return 0;
 }
 
+/* A whole number in base from min to max: digits only, no sign. */
+static int parse_ulong(const char *arg, int base, unsigned long min,
+		       unsigned long max, unsigned long *out)
+{
+	char *end;
+
+	if (*arg < '0' || *arg > '9')
+		return -1;
+	errno = 0;
+	*out = strtoul(arg, &end, base);
+	return errno || *end || *out < min || *out > max ? -1 : 0;
+}
+
 static int parse_mode(const char *arg, struct options *o)
 {
 	unsigned long mode;
-	char *end;
 
-	errno = 0;
-	mode = strtoul(arg, &end, 8);
-	if (errno || *end || end == arg || mode > 07777) {
+	if (parse_ulong(arg, 8, 0, 07777, &mode) < 0) {
 		log_err("--mode must be an octal mode such as 0660, not \"%s\"",
 			arg);
 		return -1;
@@ -142,12 +152,8 @@ static int parse_rcvbuf(const char *arg, struct options *o)
 static int parse_tty_major(const char *arg, struct options *o)
 {
 	unsigned long major;
-	char *end;
 
-	errno = 0;
-	major = strtoul(arg, &end, 10);
-	if (errno || *end || end == arg || arg[0] == '-' ||
-	    major < 1 || major > CAPI_MAJOR_MAX ||
+	if (parse_ulong(arg, 10, 1, CAPI_MAJOR_MAX, &major) < 0 ||
 	    major == CAPI_CONTROL_MAJOR) {
 		log_err("--tty-major must be a major from 1 to 4095 "
 			"other than 68, not \"%s\"", arg);
