@@ -69,6 +69,29 @@ int kernel_source_open(struct source *s, int rcvbuf)
 	return s->fd < 0 ? -1 : 0;
 }
 
+/*
+ * Did the kernel send it: sender port 0 and credentials of uid 0?  Logs
+ * the datagram when not.
+ */
+static bool from_kernel(struct msghdr *msg)
+{
+	const struct sockaddr_nl *from = msg->msg_name;
+	const struct ucred *cred = NULL;
+	struct cmsghdr *cmsg;
+
+	for (cmsg = CMSG_FIRSTHDR(msg); cmsg; cmsg = CMSG_NXTHDR(msg, cmsg))
+		if (cmsg->cmsg_level == SOL_SOCKET &&
+		    cmsg->cmsg_type == SCM_CREDENTIALS)
+			cred = (const struct ucred *)CMSG_DATA(cmsg);
+	if (msg->msg_namelen >= sizeof(*from) && from->nl_pid == 0 &&
+	    cred && cred->uid == 0)
+		return true;
+	log_limited(LOG_WARNING,
+		    "dropped a uevent not sent by the kernel (port %u, uid %d)",
+		    from->nl_pid, cred ? (int)cred->uid : -1);
+	return false;
+}
+
 static enum source_result kernel_source_read(struct source *s,
 					     struct capi_event *ev,
 					     struct source_stats *st)
@@ -88,8 +111,6 @@ static enum source_result kernel_source_read(struct source *s,
 		.msg_control = &control,
 		.msg_controllen = sizeof(control),
 	};
-	struct cmsghdr *cmsg;
-	const struct ucred *cred = NULL;
 	enum source_result res;
 	const char *why;
 	ssize_t len;
@@ -106,17 +127,8 @@ static enum source_result kernel_source_read(struct source *s,
 		}
 		return SRC_ERROR;
 	}
-	for (cmsg = CMSG_FIRSTHDR(&msg); cmsg; cmsg = CMSG_NXTHDR(&msg, cmsg))
-		if (cmsg->cmsg_level == SOL_SOCKET &&
-		    cmsg->cmsg_type == SCM_CREDENTIALS)
-			cred = (const struct ucred *)CMSG_DATA(cmsg);
-
-	if (msg.msg_namelen < sizeof(from) || from.nl_pid != 0 ||
-	    !cred || cred->uid != 0) {
+	if (!from_kernel(&msg)) {
 		st->foreign++;
-		log_limited(LOG_WARNING,
-			    "dropped a uevent not sent by the kernel (port %u, uid %d)",
-			    from.nl_pid, cred ? (int)cred->uid : -1);
 		return SRC_NONE;
 	}
 	if (msg.msg_flags & MSG_TRUNC) {

@@ -64,12 +64,60 @@ static int fill_range(struct spec *s, unsigned int from, unsigned int to,
 	return 0;
 }
 
+/* Where the parse of the 68 char block stands. */
+struct spec_state {
+	bool in_block, gap, have_last;
+	unsigned int last;
+};
+
+/* Is this the "68 char" header line? */
+static bool block_start(const char *p)
+{
+	unsigned int major;
+	char kind[8];
+
+	return sscanf(p, "%u %7s", &major, kind) == 2 &&
+	       major == CAPI_CONTROL_MAJOR && !strcmp(kind, "char");
+}
+
+/* One line inside the block: 1 at its end, 0 read on, -1 with *why. */
+static int spec_entry(struct spec *s, struct spec_state *st, const char *p,
+		      const char **why)
+{
+	unsigned int minor;
+	char name[64];
+
+	if (*p == '\n' || *p == '\0')
+		return 1;	/* the block's list ends at a blank line */
+	if (!strncmp(p, "...", 3)) {
+		st->gap = true;
+		return 0;
+	}
+	if (sscanf(p, "%u = %63s", &minor, name) != 2)
+		return 0;
+	if (minor >= SPEC_MAX || strncmp(name, "/dev/", strlen("/dev/")) ||
+	    strlen(name) >= sizeof(s->name[0]) ||
+	    (st->have_last && minor <= st->last)) {
+		*why = "unexpected entry in the 68 char block";
+		return -1;
+	}
+	snprintf(s->name[minor], sizeof(s->name[minor]), "%s", name);
+	if (st->gap && (!st->have_last || fill_range(s, st->last, minor, name))) {
+		*why = "cannot expand a \"...\" range";
+		return -1;
+	}
+	st->gap = false;
+	st->last = minor;
+	st->have_last = true;
+	s->n = minor + 1;
+	return 0;
+}
+
 int spec_parse(const char *path, struct spec *s, const char **why)
 {
+	struct spec_state st = { 0 };
 	char line[SPEC_LINE_MAX];
-	bool in_block = false, gap = false;
-	unsigned int last = 0;
-	bool have_last = false;
+	int r = 0;
 	FILE *f;
 
 	memset(s, 0, sizeof(*s));
@@ -78,50 +126,18 @@ int spec_parse(const char *path, struct spec *s, const char **why)
 		*why = strerror(errno);
 		return -1;
 	}
-	while (fgets(line, sizeof(line), f)) {
-		unsigned int minor;
-		char name[64];
-		const char *p = line;
+	while (r == 0 && fgets(line, sizeof(line), f)) {
+		const char *p = line + strspn(line, " \t");
 
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (!in_block) {
-			unsigned int major;
-			char kind[8];
-
-			if (sscanf(p, "%u %7s", &major, kind) == 2 &&
-			    major == CAPI_CONTROL_MAJOR && !strcmp(kind, "char"))
-				in_block = true;
-			continue;
-		}
-		if (*p == '\n' || *p == '\0')
-			break;		/* the block's list ends at a blank line */
-		if (!strncmp(p, "...", 3)) {
-			gap = true;
-			continue;
-		}
-		if (sscanf(p, "%u = %63s", &minor, name) != 2)
-			continue;
-		if (minor >= SPEC_MAX || strncmp(name, "/dev/", 5) ||
-		    strlen(name) >= sizeof(s->name[0]) ||
-		    (have_last && minor <= last)) {
-			*why = "unexpected entry in the 68 char block";
-			fclose(f);
-			return -1;
-		}
-		snprintf(s->name[minor], sizeof(s->name[minor]), "%s", name);
-		if (gap && (!have_last || fill_range(s, last, minor, name))) {
-			*why = "cannot expand a \"...\" range";
-			fclose(f);
-			return -1;
-		}
-		gap = false;
-		last = minor;
-		have_last = true;
-		s->n = minor + 1;
+		if (st.in_block)
+			r = spec_entry(s, &st, p, why);
+		else
+			st.in_block = block_start(p);
 	}
 	fclose(f);
-	if (!in_block || !s->n || !s->name[0][0]) {
+	if (r < 0)
+		return -1;
+	if (!st.in_block || !s->n || !s->name[0][0]) {
 		*why = "no \"68 char\" block with a minor 0 entry";
 		return -1;
 	}

@@ -1,0 +1,37 @@
+#!/bin/bash
+# Every function in src/ fits on a screen: at most 60 lines from the line
+# of its name to its closing brace.  Prints the longest ones as figures.
+. "${TESTDIR:-$(dirname "$0")}/lib.sh"
+
+MAX=60
+SRC=$(cd "$TESTDIR/../src" && pwd)
+
+# "LINES FILE:LINE NAME" for each function definition: a line at column
+# 0 that names it, then "{" at column 0, then "}" at column 0.
+lengths() {
+	awk '
+	FNR == 1 { head = 0 }
+	/^[A-Za-z_][A-Za-z0-9_ *]*\(/ && !body { head = FNR; name = $0 }
+	/^\{$/ && head { body = 1 }
+	/^\}/ && body {
+		f = FILENAME; sub(".*/", "", f)
+		n = name; sub("\\(.*", "", n); sub(".*[ *]", "", n)
+		print FNR - head + 1, f ":" head, n
+		body = 0; head = 0
+	}' "$SRC"/*.c | sort -rn
+}
+
+all=$(lengths)
+count=$(wc -l <<<"$all")
+long=$(awk -v max=$MAX '$1 > max' <<<"$all")
+if [ "$count" -ge 50 ]; then pass "found $count functions in src/"
+else fail "found $count functions in src/ (the scan is broken)"; fi
+if [ -z "$long" ]; then
+	pass "every function in src/ is at most $MAX lines"
+else
+	fail "every function in src/ is at most $MAX lines"
+	diag <<<"$long"
+fi
+echo "# longest:"
+head -5 <<<"$all" | diag
+done_testing
