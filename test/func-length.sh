@@ -1,7 +1,10 @@
 #!/bin/bash
 # Every function in src/ fits on a screen: at most 60 lines from the line
 # of its name to its closing brace.  Prints the longest ones as figures.
-. "${TESTDIR:-$(dirname "$0")}/lib.sh"
+set -u
+: "${TESTDIR:=$(cd "$(dirname "$0")" && pwd)}"
+# shellcheck source=test/tap.sh
+. "$TESTDIR/tap.sh"
 
 MAX=60
 SRC=$(cd "$TESTDIR/../src" && pwd)
@@ -24,14 +27,8 @@ lengths() {
 all=$(lengths)
 count=$(wc -l <<<"$all")
 long=$(awk -v max=$MAX '$1 > max' <<<"$all")
-if [ "$count" -ge 50 ]; then pass "found $count functions in src/"
-else fail "found $count functions in src/ (the scan is broken)"; fi
-if [ -z "$long" ]; then
-	pass "every function in src/ is at most $MAX lines"
-else
-	fail "every function in src/ is at most $MAX lines"
-	diag <<<"$long"
-fi
-echo "# longest:"
+check "found $count functions in src/ (50 or more: the scan works)" test "$count" -ge 50
+check "every function in src/ is at most $MAX lines" test -z "$long" || diag <<<"$long"
+diag "longest:"
 head -5 <<<"$all" | diag
 done_testing

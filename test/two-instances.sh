@@ -6,6 +6,7 @@
 # temporary link ("cannot make the symlink ...: File exists", "swapped
 # in meanwhile").  Other errors can come of two writers (one removes an
 # emptied isdn/ as the other links into it): they are not counted here.
+# shellcheck source=test/lib.sh
 . "${TESTDIR:-$(dirname "$0")}/lib.sh"
 
 ROUNDS=40
@@ -19,21 +20,18 @@ events() {	# add and remove the control device and ttys 0-9, ROUNDS times
 	done
 }
 events >"$ROOT/events"
-run() { "$CAPI_DEVD" --root="$ROOT" --group="$GID" --mode=0660 --replay="$ROOT/events" 2>"$ROOT/log.$1"; }
+run() { "${DEVD[@]}" --replay="$ROOT/events" 2>"$ROOT/log.$1"; }
 
 run a & a=$!
 run b & b=$!
 wait $a; ra=$?
 wait $b; rb=$?
-if [ $ra = 0 ] && [ $rb = 0 ]; then pass "two replays at once: both exit 0"
-else fail "two replays at once: both exit 0 (got $ra and $rb)"; fi
+check "two replays at once: both exit 0" test "$ra$rb" = 00 || diag "exit $ra and $rb"
 clash=$(grep -hE "temporary name|make the symlink .*: File exists|swapped in meanwhile|changed while" "$ROOT/log.a" "$ROOT/log.b")
-if [ -z "$clash" ]; then pass "neither met the other's temporary names"
-else fail "neither met the other's temporary names"; diag <<<"$clash"; fi
+check "neither met the other's temporary names" test -z "$clash" || diag <<<"$clash"
 left=$(find "$ROOT/dev" -name '.#*')
-if [ -z "$left" ]; then pass "no temporary name is left"
-else fail "no temporary name is left"; diag <<<"$left"; fi
+check "no temporary name is left" test -z "$left" || diag <<<"$left"
 
-diag <<<"replayed $(grep -c '^ACTION' "$ROOT/events") events twice at once; $(cat "$ROOT/log.a" "$ROOT/log.b" | wc -l) log lines"
+diag "replayed $(grep -c '^ACTION' "$ROOT/events") events twice at once; $(cat "$ROOT/log.a" "$ROOT/log.b" | wc -l) log lines"
 
 done_testing

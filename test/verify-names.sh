@@ -14,10 +14,6 @@ cat >"$ROOT/spec.txt" <<'SPEC'
 		 20 = /dev/capi20.19	19th CAPI 2.0 application
 
 SPEC
-sysdev() {	# sysdev CLASS SYSNAME MAJOR MINOR DEVNAME
-	mkdir -p "$ROOT/sys/class/$1/$2"
-	printf 'MAJOR=%s\nMINOR=%s\nDEVNAME=%s\n' "$3" "$4" "$5" >"$ROOT/sys/class/$1/$2/uevent"
-}
 verify() {
 	"$CAPI_DEVD" --root="$ROOT" --group="$GID" --mode=0660 \
 		--devices-txt="$ROOT/spec.txt" --verify >"$ROOT/out" 2>&1
@@ -26,8 +22,7 @@ verify() {
 sysdev capi capi20 68 0 capi20
 sysdev tty 'capi!7' 240 7 capi/7
 { ev add capi20 68 0; ev add capi/7 240 7; } | devd --replay=-
-if verify; then pass "the daemon's tree verifies"
-else fail "the daemon's tree verifies"; diag <"$ROOT/out"; fi
+check "the daemon's tree verifies" verify || diag <"$ROOT/out"
 
 # nobodys NAME TARGET: a link at NAME, of tty 7 but not named as the
 # daemon names it, is a deviation.
@@ -50,15 +45,14 @@ ln -s capi/7 "$ROOT/dev/capi20.7"
 devd_bg --source=kernel --no-modprobe
 wait_for 5 grep -q "start:" "$LOG"
 kill -TERM "$pid"; wait "$pid"
-if [ -L "$ROOT/dev/capi20.7" ]; then pass "coldplug leaves capi20.7 alone: not a name it makes"
-else fail "coldplug leaves capi20.7 alone: not a name it makes"; diag <"$LOG"; fi
+check "coldplug leaves capi20.7 alone: not a name it makes" test -L "$ROOT/dev/capi20.7" || diag <"$LOG"
 verify
-[ $? = 1 ] && pass "verify reports what coldplug does not own" || fail "verify reports what coldplug does not own"
+check "verify reports what coldplug does not own" test $? = 1
 
 # No cap on the number of ttys: 256 units (every minor of the driver) and
 # 844 more sysfs entries of the same devices, 1100 in all, once stopped
 # silently at 1024.
-rm -rf "${ROOT:?}/dev" "${ROOT:?}/sys" && mkdir -p "$ROOT/dev" "$ROOT/sys"
+fresh_sys
 sysdev capi capi20 68 0 capi20
 for n in $(seq 0 255); do sysdev tty "capi!$n" 240 "$n" "capi/$n"; done
 for i in $(seq 256 1099); do n=$((i % 256)); sysdev tty "capialias$i" 240 "$n" "capi/$n"; done
