@@ -556,9 +556,11 @@ static int run_live(struct daemon *d, const char *root, const char *devdir)
 		kind = udevd_running(root) ? SOURCE_UDEV : SOURCE_KERNEL;
 	d->owner = kind == SOURCE_UDEV ? OWN_PREFIX : OWN_ALL;
 	d->source_name = kind == SOURCE_UDEV ? "udev" : "kernel";
-	log_info("capi-devd %s: source %s, dev %s, group %s, mode %04o%s",
-		 PACKAGE_VERSION, d->source_name, devdir, o->group,
-		 (unsigned int)o->mode, o->dry_run ? ", dry run" : "");
+	log_info("capi-devd %s: source %s, dev %s%s, group %s, mode %04o%s",
+		 PACKAGE_VERSION, d->source_name, devdir,
+		 d->tree.kernel_nodes ? " (devtmpfs: nodes are the kernel's)" : "",
+		 o->group, (unsigned int)o->mode,
+		 o->dry_run ? ", dry run" : "");
 
 	if (o->no_modprobe || *root)
 		log_debug("not loading the CAPI driver (%s)",

@@ -80,10 +80,14 @@ int replay_source_open_as(struct source *s, const char *path);
  */
 #define REPLAY_LINE_MAX 4096
 #define REPLAY_LINE_ABORT (1024 * 1024)
+/* Input is read(2) in blocks of this size and cut into lines with memchr. */
+#define REPLAY_BLOCK 16384
 struct replay_source {
-	FILE *in;
+	int fd;			/* 0 for "-" (stdin) */
 	const char *name;
+	size_t pos, end;	/* the unread part of block */
 	char line[REPLAY_LINE_MAX + 1];
+	char block[REPLAY_BLOCK];
 	unsigned long lineno, record_line;
 };
 int replay_source_open(struct replay_source *r, const char *path);

@@ -5,30 +5,57 @@
  * any other line (the "KERNEL[...] add ..." headers) is ignored.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "log.h"
 #include "source.h"
 #include "uevent.h"
 
 int replay_source_open(struct replay_source *r, const char *path)
 {
-	memset(r, 0, sizeof(*r));
+	r->pos = r->end = 0;
+	r->lineno = r->record_line = 0;
 	if (!strcmp(path, "-")) {
-		r->in = stdin;
+		r->fd = STDIN_FILENO;
 		r->name = "<stdin>";
 		return 0;
 	}
-	r->in = fopen(path, "re");
+	r->fd = open(path, O_RDONLY | O_CLOEXEC);
 	r->name = path;
-	return r->in ? 0 : -1;
+	return r->fd >= 0 ? 0 : -1;
 }
 
 void replay_source_close(struct replay_source *r)
 {
-	if (r->in && r->in != stdin)
-		fclose(r->in);
-	r->in = NULL;
+	if (r->fd > STDIN_FILENO)
+		close(r->fd);
+	r->fd = -1;
+}
+
+/*
+ * Refill the block: bytes read, 0 at the end of input, -1 (errno).  EINTR
+ * is returned, not retried: a signal (SIGTERM) ends a blocked replay.
+ */
+static ssize_t refill(struct replay_source *r)
+{
+	ssize_t n = read(r->fd, r->block, sizeof(r->block));
+
+	r->pos = 0;
+	r->end = n > 0 ? (size_t)n : 0;
+	return n;
+}
+
+/* Append the next take bytes of the block to r->line, up to its size. */
+static void keep(struct replay_source *r, size_t *len, size_t take)
+{
+	size_t room = REPLAY_LINE_MAX - *len;
+
+	if (take > room)
+		take = room;
+	memcpy(r->line + *len, r->block + r->pos, take);
+	*len += take;
 }
 
 /*
@@ -39,31 +66,32 @@ void replay_source_close(struct replay_source *r)
  */
 static ssize_t read_line(struct replay_source *r)
 {
-	size_t len = 0, total = 0;
-	int c;
+	size_t len = 0, total = 0, take;
+	const char *nl = NULL;
+	ssize_t n;
 
-	errno = 0;
-	while ((c = getc_unlocked(r->in)) != EOF) {
-		if (c == '\n')
-			break;
-		if (++total > REPLAY_LINE_ABORT) {
+	while (!nl) {
+		if (r->pos == r->end) {
+			n = refill(r);
+			if (n < 0)
+				return -1;
+			if (n == 0)
+				break;
+		}
+		nl = memchr(r->block + r->pos, '\n', r->end - r->pos);
+		take = nl ? (size_t)(nl - (r->block + r->pos)) :
+			    r->end - r->pos;
+		if (total + take > REPLAY_LINE_ABORT) {
 			errno = EFBIG;
 			return -1;
 		}
-		if (len < REPLAY_LINE_MAX)
-			r->line[len++] = (char)c;
+		keep(r, &len, take);
+		total += take;
+		r->pos += take + (nl ? 1 : 0);
 	}
-	if (c == EOF) {
-		if (ferror(r->in)) {
-			if (!errno)
-				errno = EIO;
-			return -1;
-		}
-		if (total == 0) {
-			errno = 0;
-			return -1;
-		}
-	}
+	errno = 0;
+	if (!nl && total == 0)
+		return -1;
 	if (total > REPLAY_LINE_MAX)
 		return REPLAY_LINE_MAX + 1;
 	while (len > 0 && r->line[len - 1] == '\r')

@@ -36,6 +36,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include "log.h"
+#include "devtmpfs.h"
 #include "tree.h"
 
 /* Our prefix and a name of the policy, or a stale temporary name. */
@@ -94,6 +95,7 @@ int tree_open(struct tree *t, const char *devdir)
 	if (t->devfd < 0)
 		return -1;
 	t->shown = devdir;
+	t->kernel_nodes = devtmpfs_is(t->devfd, "/proc/self/mountinfo") == 1;
 	t->changes = 0;
 	t->refused = 0;
 	/* Without entropy yet (early boot), still different per start. */
@@ -218,10 +220,15 @@ static int refuse_link(struct tree *t, const char *path, const char *cur,
 	return refuse(t, path, what);
 }
 
+/* Our prefix, then base, cut to size (a name of the policy always fits). */
 static void tmp_name(const struct tree *t, const char *base, char *buf,
 		     size_t size)
 {
-	snprintf(buf, size, "%s%s", t->tmp, base);
+	size_t p = strlen(t->tmp), b = strnlen(base, size - p - 1);
+
+	memcpy(buf, t->tmp, p);
+	memcpy(buf + p, base, b);
+	buf[p + b] = '\0';
 }
 
 /* What an entry must be to be removed: a check on name in dfd. */
@@ -422,6 +429,12 @@ static int make_node(struct tree *t, int dfd, const char *base,
 	*fd = open_entry(dfd, base, st);
 	if (*fd >= 0 || errno != ENOENT)
 		goto opened;
+	if (t->kernel_nodes) {
+		/* devtmpfs makes a node before the add: the device is gone. */
+		log_debug("%s/%s: no node, the device is gone again",
+			  t->shown, op->path);
+		return -1;
+	}
 	if (t->dry_run)
 		return dry("mknod %s/%s c %u %u\n", t->shown, op->path,
 			   op->major, op->minor);
@@ -485,7 +498,13 @@ static int do_node_gone(struct tree *t, const struct name_op *op)
 	struct stat st;
 	int dfd, ret = 0;
 
-	/* devtmpfs removes its own node before the event: usually no node. */
+	/*
+	 * devtmpfs removes its own node before the event.  A node there now
+	 * is the kernel's too: the unit was made again, with the same
+	 * device number, after the event we are reading.
+	 */
+	if (t->kernel_nodes)
+		return 0;
 	if (fstatat(t->devfd, op->path, &st, AT_SYMLINK_NOFOLLOW) < 0 &&
 	    errno == ENOENT)
 		return 0;
@@ -607,6 +626,20 @@ static int do_link(struct tree *t, const struct name_op *op)
 			return dry("ln -s %s %s/%s\n", op->target, t->shown,
 				   op->path);
 		return parent_failed(t, dir, op->path);
+	}
+	/*
+	 * Nothing there, the common case: make the link in place.  That
+	 * replaces nothing, so it needs no check; EEXIST means something
+	 * is there, which the full path below checks.
+	 */
+	if (!t->dry_run && symlinkat(op->target, dfd, base) == 0) {
+		close_parent(t, dfd);
+		return changed(t);
+	}
+	if (!t->dry_run && errno != EEXIST) {
+		state = failed(t, "make the symlink", op->path);
+		close_parent(t, dfd);
+		return state;
 	}
 	state = link_state(t, dfd, base, op);
 	if (state == LINK_RIGHT)

@@ -28,6 +28,7 @@ struct tree {
 	gid_t gid;
 	mode_t mode;
 	bool dry_run;
+	bool kernel_nodes;	/* devtmpfs: nodes come and go with the kernel */
 	unsigned long changes;	/* operations that changed the disk */
 	unsigned long refused;	/* names left alone: foreign or unsafe */
 	char tmp[48];		/* prefix of our temporary names, per process */

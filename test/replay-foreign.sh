@@ -110,7 +110,13 @@ fresh_dev
 wpid=$!
 watching() { grep -q ready "$ROOT/names"; }
 wait_for 5 watching
-for _ in 1 2; do { ev add capi/2 240 2; ev remove capi/2 240 2; } | devd --replay=-; done
+# A link made where nothing is needs no temporary name (see below); an
+# old link of ours replaced and a link removed each use one.
+for _ in 1 2; do
+	ln -sfn capi/9 "$ROOT/dev/capi20.02"
+	{ ev add capi/2 240 2; ev remove capi/2 240 2; } | devd --replay=-
+done
+ev add capi/3 240 3 | devd --replay=-
 sleep 0.2
 kill "$wpid"; wait "$wpid"
 tmps=$(grep '^\.#' "$ROOT/names" | sort -u)
@@ -118,10 +124,14 @@ shaped=$(grep -Ec '^\.#capi-devd\.[1-9][0-9]*\.[0-9a-f]{16}\.capi20\.02$' <<<"$t
 if [ -n "$tmps" ] && [ "$shaped" = "$(wc -l <<<"$tmps")" ]; then
 	pass "temporary names are .#capi-devd.PID.RANDOM.NAME"
 else fail "temporary names are .#capi-devd.PID.RANDOM.NAME"; diag <<<"$tmps"; fi
-# Two processes, two names; each used twice: made, then moved aside.
-if [ "$shaped" = 2 ] && [ "$(grep -c '^\.#' "$ROOT/names")" = 4 ]; then
-	pass "each process has its own temporary names, for links made and removed"
-else fail "each process has its own temporary names, for links made and removed"; diag <"$ROOT/names"; fi
+# Two processes, two names; each seen three times: made, swapped with
+# the old link, and the link moved aside to be removed.
+if [ "$shaped" = 2 ] && [ "$(grep -c '^\.#' "$ROOT/names")" = 6 ]; then
+	pass "each process has its own temporary names, for links replaced and removed"
+else fail "each process has its own temporary names, for links replaced and removed"; diag <"$ROOT/names"; fi
+check "a link made where nothing was is made in place, without a temporary name" \
+	not grep -q '^\.#.*capi20\.03$' "$ROOT/names"
+is_link capi20.03 capi/3
 left=$(find "$ROOT/dev" -mindepth 1 -maxdepth 1 -name '.#*')
 check "no temporary name is left" test -z "$left" || ls -A "$ROOT/dev" | diag
 

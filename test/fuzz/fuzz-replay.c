@@ -4,6 +4,8 @@
  * a recording to the events and the policy's operations.
  */
 #include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include "invariants.h"
 #include "log.h"
 #include "source.h"
@@ -51,7 +53,7 @@ static const char *last_value(const char *buf, size_t size,
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static struct replay_source r;	/* a 4 KiB line buffer */
+	static struct replay_source r;	/* a 4 KiB line buffer, a block */
 	struct source_stats st = { 0 };
 	enum source_result res;
 	struct capi_event ev;
@@ -59,10 +61,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!size)
 		return 0;
+	/* The reader takes a descriptor: a memfd holding the input. */
 	memset(&r, 0, sizeof(r));
-	r.in = fmemopen((void *)data, size, "r");
-	if (!r.in)
+	r.fd = memfd_create("fuzz", MFD_CLOEXEC);
+	if (r.fd < 0)
 		return 0;
+	if (write(r.fd, data, size) != (ssize_t)size ||
+	    lseek(r.fd, 0, SEEK_SET) != 0) {
+		close(r.fd);
+		return 0;
+	}
 	r.name = "fuzz";
 	while ((res = replay_source_read(&r, &ev, &st)) != SRC_EOF &&
 	       res != SRC_ERROR && n++ < 10000) {

@@ -14,6 +14,9 @@ setup() {
 	check "STATUS= reached systemd: $(status_text)" \
 		status_matches '^source kernel: [0-9]+ events, [0-9]+ bad, [0-9]+ forged,'
 	check "capi-devd chose --source=kernel" journal_has 'source kernel'
+	# A remove read late must not delete the node of a unit made again.
+	check "capi-devd leaves the nodes of devtmpfs to the kernel" \
+		journal_has 'devtmpfs: nodes are the kernel'
 	# ExecStartPre=--load-driver: libkmod.so.2 dlopen()ed (src/modload.c);
 	# nothing else loads kernelcapi before it in this boot.
 	check "--load-driver loaded kernelcapi through the dlopen()ed libkmod" \
