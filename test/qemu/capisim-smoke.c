@@ -38,6 +38,7 @@
 #include <fcntl.h>
 #include <linux/capi.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -355,6 +356,73 @@ static int echo_test(struct call *c, int i)
 		got += n;
 	}
 	return got == len && !memcmp(in, out, len) ? 0 : -1;
+}
+
+/*
+ * Frames: with N_HDLC on the tty, each write() is one DATA_B3_REQ, capisim
+ * echoes it as one DATA_B3_IND, and each read() must return exactly one of
+ * them.  Frame-oriented line disciplines (N_SYNC_PPP for pppd's "sync"
+ * option, N_HDLC) take one receive_buf() call as one frame: data delivered
+ * as a byte stream would merge frames.  ROUNDS times FRAMES frames are
+ * written back to back before the first is read, by a real-time writer,
+ * so that the kernel's workers (capisim's, kernelcapi's, the tty's) run
+ * only when it waits: then the DATA_B3_INDs of one round reach the tty
+ * together, up to the window (datablkcnt) at once, as on a busy link.
+ */
+#define FRAMES	8
+#define ROUNDS	4
+
+static int frame_len(int r, int i)
+{
+	return 20 + 37 * i + r;
+}
+
+static void frames_test(struct call *c)
+{
+	struct pollfd p = { .fd = c->tty, .events = POLLIN };
+	int ldisc = N_HDLC, whole = 0, reads = 0, r, i, j, len;
+	struct sched_param rt = { .sched_priority = 1 }, other = { 0 };
+	char out[512], in[4096];
+	ssize_t n;
+
+	if (ioctl(c->tty, TIOCSETD, &ldisc) < 0) {
+		fail("N_HDLC on %s%d: %s", tty_prefix, c->unit,
+		     strerror(errno));
+		return;
+	}
+	for (r = 0; r < ROUNDS; r++) {
+		if (sched_setscheduler(0, SCHED_FIFO, &rt) < 0)
+			diag("SCHED_FIFO: %s", strerror(errno));
+		for (i = 0; i < FRAMES; i++) {
+			len = frame_len(r, i);
+			for (j = 0; j < len; j++)
+				out[j] = r * FRAMES + i + j;
+			if (write(c->tty, out, len) != len)
+				break;
+		}
+		sched_setscheduler(0, SCHED_OTHER, &other);
+		for (i = 0; i < FRAMES && poll(&p, 1, 5000) == 1; i++) {
+			n = read(c->tty, in, sizeof(in));
+			if (n <= 0)
+				break;
+			reads++;
+			len = frame_len(r, i);
+			for (j = 0; j < len; j++)
+				out[j] = r * FRAMES + i + j;
+			if (n == len && !memcmp(in, out, len))
+				whole++;
+			else if (reads - whole <= 3)
+				diag("round %d frame %d: read %zd bytes, want %d",
+				     r, i, n, len);
+		}
+	}
+	check(whole == ROUNDS * FRAMES,
+	      "N_HDLC on %s%d: %d frames written back to back come back as %d whole frames (%d reads)",
+	      tty_prefix, c->unit, ROUNDS * FRAMES, whole, reads);
+	ldisc = N_TTY;
+	check(ioctl(c->tty, TIOCSETD, &ldisc) == 0, "back to N_TTY");
+	check(echo_test(c, 0) == 0, "%s%d echoes under N_TTY again",
+	      tty_prefix, c->unit);
 }
 
 static void disconnect(struct call *c, const char *what)
@@ -1133,6 +1201,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < ncalls; i++)
 		check(echo_test(&calls[i], i) == 0, "call %d: data written to %s%d comes back",
 		      i, tty_prefix, calls[i].unit);
+	frames_test(&calls[0]);
 	check(debugfs_connections() == ncalls, "debugfs connections lists %d calls",
 	      ncalls);
 	if (keep) {

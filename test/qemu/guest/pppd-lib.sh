@@ -96,6 +96,25 @@ reap() {
 	fi
 }
 stat_of() { in_ns "$1" cat "/sys/class/net/$2/statistics/$3"; }
+# tcp_stat NS FIELD: a counter of the Tcp: lines of NS's /proc/net/snmp
+tcp_stat() {
+	in_ns "$1" awk -v f="$2" '$1 == "Tcp:" && !h { for (i = 2; i <= NF; i++) if ($i == f) c = i; h = 1; next }
+		$1 == "Tcp:" && c { print $c }' /proc/net/snmp
+}
+# frames NS IFACE: "tx_packets rx_packets rx_errors rx_dropped" of IFACE
+frames() {
+	echo "$(stat_of "$1" "$2" tx_packets) $(stat_of "$1" "$2" rx_packets)" \
+		"$(stat_of "$1" "$2" rx_errors) $(stat_of "$1" "$2" rx_dropped)"
+}
+# delta "A B ..." "A' B' ...": "A'-A B'-B ..."
+delta() {
+	local -a x y
+	local i out=""
+	read -ra x <<<"$1"
+	read -ra y <<<"$2"
+	for i in "${!x[@]}"; do out+="$((y[i] - x[i])) "; done
+	echo "${out% }"
+}
 
 # Start both ends and wait for IPCP.  Sets ppp_a_pid ppp_b_pid (the clients).
 ppp_a_pid="" ppp_b_pid=""
@@ -170,6 +189,7 @@ pppd_ping() {	# pppd_ping LABEL COUNT
 
 pppd_transfer() {	# pppd_transfer LABEL BYTES
 	local src=$PPP_DIR/send dst=$PPP_DIR/recv lpid t0 t1 want got tx0 tx1 rx0 rx1
+	local fa0 fb0 fa1 fb1 ra0 rb0 ra1 rb1
 	head -c "$2" /dev/urandom >"$src"
 	rm -f "$dst"
 	want=$(sha256sum <"$src" | cut -c1-64)
@@ -177,18 +197,33 @@ pppd_transfer() {	# pppd_transfer LABEL BYTES
 		"TCP-LISTEN:$PPP_PORT,bind=$PPP_IP_ANSWER,reuseaddr" "CREATE:$dst" &
 	lpid=$!
 	tx0=$(stat_of "$PPP_NS_CALLER" ppp0 tx_bytes) rx0=$(stat_of "$PPP_NS_ANSWER" ppp1 rx_bytes)
+	fa0=$(frames "$PPP_NS_CALLER" ppp0) fb0=$(frames "$PPP_NS_ANSWER" ppp1)
+	ra0=$(tcp_stat "$PPP_NS_CALLER" RetransSegs) rb0=$(tcp_stat "$PPP_NS_ANSWER" RetransSegs)
 	t0=$(date +%s.%N)
 	in_ns "$PPP_NS_CALLER" timeout 120 socat -u "OPEN:$src" \
 		"TCP:$PPP_IP_ANSWER:$PPP_PORT,retry=50,interval=0.2" 2>&1 | diag
 	wait "$lpid"
 	t1=$(date +%s.%N)
 	tx1=$(stat_of "$PPP_NS_CALLER" ppp0 tx_bytes) rx1=$(stat_of "$PPP_NS_ANSWER" ppp1 rx_bytes)
+	fa1=$(frames "$PPP_NS_CALLER" ppp0) fb1=$(frames "$PPP_NS_ANSWER" ppp1)
+	ra1=$(tcp_stat "$PPP_NS_CALLER" RetransSegs) rb1=$(tcp_stat "$PPP_NS_ANSWER" RetransSegs)
 	got=$(sha256sum <"$dst" 2>/dev/null | cut -c1-64)
 	diag "pppd: $2 bytes over TCP from $PPP_NS_CALLER to $PPP_NS_ANSWER in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s; sent sha256 $want, received $(stat -c %s "$dst" 2>/dev/null) bytes sha256 $got"
 	check "$1: $2 bytes arrive byte-identical (sha256 ${want:0:16}...)" \
 		test -n "$got" -a "$got" = "$want" -a "$(stat -c %s "$dst" 2>/dev/null)" = "$2"
 	check "$1: they crossed the link: ppp0 sent $((tx1 - tx0)), ppp1 received $((rx1 - rx0)) bytes" \
 		test $((tx1 - tx0)) -ge "$2" -a $((rx1 - rx0)) -ge "$2"
+	# Sync PPP takes one receive_buf() of the tty as one frame: frames
+	# merged on the way lose all but the first, and TCP sends them again.
+	# Each frame one end sent is one the other end received (nothing else
+	# crosses the link meanwhile: no LCP echoes), none in error or dropped.
+	local -a d
+	read -ra d <<<"$(delta "$fa0" "$fa1") $(delta "$fb0" "$fb1")"
+	diag "pppd: frames during the transfer: ppp0 tx ${d[0]} rx ${d[1]} rx_errors ${d[2]} rx_dropped ${d[3]}; ppp1 tx ${d[4]} rx ${d[5]} rx_errors ${d[6]} rx_dropped ${d[7]}; TCP RetransSegs $PPP_NS_CALLER +$((ra1 - ra0)), $PPP_NS_ANSWER +$((rb1 - rb0))"
+	check "$1: each frame arrives whole: ppp0 sent ${d[0]}, ppp1 received ${d[5]}; ppp1 sent ${d[4]}, ppp0 received ${d[1]}; no rx errors or drops" \
+		test "${d[0]}" = "${d[5]}" -a "${d[4]}" = "${d[1]}" -a "${d[2]}${d[3]}${d[6]}${d[7]}" = 0000
+	check "$1: TCP sent no segment twice (RetransSegs $PPP_NS_CALLER +$((ra1 - ra0)), $PPP_NS_ANSWER +$((rb1 - rb0)))" \
+		test $((ra1 - ra0)) = 0 -a $((rb1 - rb0)) = 0
 	rm -f "$src" "$dst"
 }
 
