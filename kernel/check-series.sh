@@ -35,11 +35,10 @@ case "${1:-}" in
 *) echo "kernel/check-series.sh: unknown argument: $1 (try --help)" >&2; exit 2 ;;
 esac
 
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
-diag() { sed 's/^/# /'; }
-bail() { echo "Bail out! $*"; exit 1; }
+# shellcheck source=test/tap.sh
+. "$here/../test/tap.sh"
+# What the rest cannot do without: one failed test, and the end.
+bail() { fail "$*"; done_testing; }
 
 cache=${CAPI_DEVD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/capi-devd}
 case "$cache" in /*) ;; *) cache="$PWD/$cache" ;; esac
@@ -95,9 +94,9 @@ warnings() {	# warnings LOG: its compiler warnings in drivers/isdn/capi/, no lin
 # baseline; a patch must add none.  The build is incremental, so a step
 # compiles (and warns about) only what the patch changed.
 if build_capi "$logdir/build-0.log"; then
-	ok "pristine: drivers/isdn/capi builds"
+	pass "pristine: drivers/isdn/capi builds"
 else
-	not_ok "pristine: drivers/isdn/capi builds"
+	fail "pristine: drivers/isdn/capi builds"
 	tail -n 30 "$logdir/build-0.log" | diag
 fi
 warnings "$logdir/build-0.log" >"$logdir/warnings-0"
@@ -106,9 +105,9 @@ step=0
 for p in "${patches[@]}"; do
 	step=$((step + 1))
 	if git -C "$work" am -q --keep-cr "$here/patches/$p" >"$logdir/am-$step.log" 2>&1; then
-		ok "patch $step ($p) applies"
+		pass "patch $step ($p) applies"
 	else
-		not_ok "patch $step ($p) applies"
+		fail "patch $step ($p) applies"
 		diag <"$logdir/am-$step.log"
 		git -C "$work" am --abort >/dev/null 2>&1
 		break
@@ -121,21 +120,21 @@ for p in "${patches[@]}"; do
 	if (cd "$work" && PATH=/usr/bin:/bin:$PATH ./scripts/checkpatch.pl --strict --no-summary -q \
 		--ignore UNKNOWN_COMMIT_ID "$here/patches/$p") >"$logdir/checkpatch-$step.log" 2>&1 &&
 		[ ! -s "$logdir/checkpatch-$step.log" ]; then
-		ok "patch $step: checkpatch.pl --strict is clean"
+		pass "patch $step: checkpatch.pl --strict is clean"
 	else
-		not_ok "patch $step: checkpatch.pl --strict is clean"
+		fail "patch $step: checkpatch.pl --strict is clean"
 		diag <"$logdir/checkpatch-$step.log"
 	fi
 	if ! build_capi "$logdir/build-$step.log"; then
-		not_ok "patch $step: drivers/isdn/capi builds with W=1 and no new warning"
+		fail "patch $step: drivers/isdn/capi builds with W=1 and no new warning"
 		tail -n 30 "$logdir/build-$step.log" | diag
 		continue
 	fi
 	new=$(warnings "$logdir/build-$step.log" | comm -23 - "$logdir/warnings-0")
 	if [ -z "$new" ]; then
-		ok "patch $step: drivers/isdn/capi builds with W=1 and no new warning"
+		pass "patch $step: drivers/isdn/capi builds with W=1 and no new warning"
 	else
-		not_ok "patch $step: drivers/isdn/capi builds with W=1 and no new warning"
+		fail "patch $step: drivers/isdn/capi builds with W=1 and no new warning"
 		echo "$new" | diag
 	fi
 done
@@ -143,9 +142,7 @@ patched=$(git -C "$work" rev-parse HEAD)
 
 # ---------------------------------------------------------------- stock config
 if [ "$stock" = 0 ]; then
-	echo "1..$n"
-	[ $failed = 0 ]
-	exit
+	done_testing
 fi
 
 # Debian's config of the linux-image built from the same source version.
@@ -159,7 +156,7 @@ if [ -z "$config" ]; then
 	hdr=$(apt-cache show "linux-headers-amd64=$ver" 2>/dev/null |
 		sed -n 's/^Depends: .*\(linux-headers-[0-9][^ ,]*-amd64\).*/\1/p' | head -n1)
 	[ -n "$hdr" ] || bail "apt-cache knows no linux-headers-amd64=$ver (run apt-get update)"
-	rm -rf "$debs/$ver" && mkdir -p "$debs/$ver"
+	rm -rf "${debs:?}/$ver" && mkdir -p "$debs/$ver"
 	(cd "$debs/$ver" && apt-get download -q "$hdr=$ver") >"$logdir/download.log" 2>&1 ||
 		{ diag <"$logdir/download.log"; bail "apt-get download $hdr=$ver failed"; }
 	dpkg-deb -x "$debs/$ver"/*.deb "$debs/$ver/root" || bail "cannot unpack $hdr"
@@ -213,7 +210,7 @@ variant() {	# variant NAME SEDSCRIPT
 	local name=$1 cfg="$sc/stock-$1.config" before after
 	sed -e "$2" "$config" >"$cfg"
 	if ! olddef capi-pristine "$cfg" "$sc/stock-$name-before" || ! olddef "$patched" "$cfg" "$sc/stock-$name-after"; then
-		not_ok "Debian config ($name): olddefconfig before and after the series"
+		fail "Debian config ($name): olddefconfig before and after the series"
 		return
 	fi
 	git -C "$work" checkout -q -f --detach capi-pristine
@@ -221,28 +218,27 @@ variant() {	# variant NAME SEDSCRIPT
 	git -C "$work" checkout -q -f --detach "$patched"
 	after=$(built "$work" "$sc/stock-$name-after/.config")
 	if [ "$before" = "$after" ]; then
-		ok "Debian config ($name): the series builds the same CAPI objects: $(echo $after)"
+		pass "Debian config ($name): the series builds the same CAPI objects: $(echo $after)"
 	else
-		not_ok "Debian config ($name): the series builds the same CAPI objects"
+		fail "Debian config ($name): the series builds the same CAPI objects"
 		diff -u <(echo "$before") <(echo "$after") | diag
 	fi
 	# everything else in .config stays as it was, but ISDN_CAPI's own line
 	local other
 	other=$(diff <(grep -v '^CONFIG_ISDN_CAPI=' "$sc/stock-$name-before/.config" | grep '^CONFIG_' | sort) \
 		<(grep -v '^CONFIG_ISDN_CAPI=' "$sc/stock-$name-after/.config" | grep '^CONFIG_' | sort))
-	if [ -z "$other" ]; then ok "Debian config ($name): no other option changes"
-	else not_ok "Debian config ($name): no other option changes"; echo "$other" | diag; fi
+	if [ -z "$other" ]; then pass "Debian config ($name): no other option changes"
+	else fail "Debian config ($name): no other option changes"; echo "$other" | diag; fi
 }
 variant debian ''
 if grep -qx 'drivers/isdn/capi/kernelcapi.o m' <<<"$(built "$work" "$sc/stock-debian-after/.config")"; then
-	ok "Debian config: kernelcapi stays a module (=m) with the series"
+	pass "Debian config: kernelcapi stays a module (=m) with the series"
 else
-	not_ok "Debian config: kernelcapi stays a module (=m) with the series"
+	fail "Debian config: kernelcapi stays a module (=m) with the series"
 fi
 # built in: Bluetooth (and rfkill, which caps it) too
 variant cmtp-y 's/^CONFIG_\(RFKILL\|BT\|BT_CMTP\)=m$/CONFIG_\1=y/'
 variant cmtp-n 's/^CONFIG_BT_CMTP=m$/# CONFIG_BT_CMTP is not set/'
 git -C "$work" checkout -q -f --detach "$patched"
 
-echo "1..$n"
-[ $failed = 0 ]
+done_testing
