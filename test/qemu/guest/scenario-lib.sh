@@ -71,6 +71,13 @@ none_match() {
 	done
 	return 0
 }
+# capisim_up: load capisim with $CAPISIM_PARAMS; one test that its
+# controller shows in /proc/capi/controller.
+capisim_up() {
+	modprobe capisim $CAPISIM_PARAMS
+	check "capisim is loaded and its controller listed" \
+		wait_for 5 grep -q . /proc/capi/controller
+}
 settle() { udevadm settle -t 10 2>/dev/null || true; }
 # capi-devd's journal of this boot has a line that matches REGEX (grep's).
 journal_has() { journalctl -b -u capi-devd.service -o cat --no-pager | grep -q -- "$1"; }

@@ -21,8 +21,7 @@ setup() {
 	# nothing else loads kernelcapi before it in this boot.
 	check "--load-driver loaded kernelcapi through the dlopen()ed libkmod" \
 		journal_has 'loaded the CAPI driver kernelcapi'
-	modprobe capisim $CAPISIM_PARAMS
-	check "capisim's controller is listed" wait_for 5 grep -q . /proc/capi/controller
+	capisim_up
 }
 
 scenario_2() {

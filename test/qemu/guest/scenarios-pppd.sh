@@ -11,8 +11,7 @@ boot "pppd over CAPI"
 
 setup() {
 	check "capi-devd.service is active" systemctl -q is-active capi-devd.service
-	modprobe capisim $CAPISIM_PARAMS
-	check "capisim is loaded and its controller listed" wait_for 5 grep -q . /proc/capi/controller
+	capisim_up
 	settle
 	pppd_setup
 }

@@ -8,8 +8,7 @@ boot "pre-fix names"
 
 setup() {
 	check "capi-devd.service is active" systemctl -q is-active capi-devd.service
-	modprobe capisim $CAPISIM_PARAMS
-	check "capisim's controller is listed" wait_for 5 grep -q . /proc/capi/controller
+	capisim_up
 	settle
 	check "the fixture kernel names its control device capi" test -e /sys/class/capi/capi
 }

@@ -46,8 +46,7 @@ scenario_14() {
 	check "the out-of-tree kernelcapi and capisim of the setup unload" wait_for 10 unload_capi
 	insmod "/usr/lib/modules/$KREL/kernel/drivers/isdn/capi/kernelcapi.ko"
 	check "Debian's own kernelcapi.ko is loaded (signed, in-tree: no taint, no version)" is_debian_kernelcapi
-	modprobe capisim $CAPISIM_PARAMS
-	check "capisim's controller is listed" wait_for 5 grep -q . /proc/capi/controller
+	capisim_up
 	settle
 	calls_up 3 -E
 	settle
@@ -88,8 +87,7 @@ scenario_17() {
 	check "the kernelcapi of the scenarios before unloads" wait_for 10 unload_capi
 	insmod "/usr/lib/modules/$KREL/kernel/drivers/isdn/capi/kernelcapi.ko"
 	check "Debian's own kernelcapi.ko is loaded" is_debian_kernelcapi
-	modprobe capisim $CAPISIM_PARAMS
-	check "capisim's controller is listed" wait_for 5 grep -q . /proc/capi/controller
+	capisim_up
 	settle
 	pppd_setup
 	pppd_caller_hangs_up

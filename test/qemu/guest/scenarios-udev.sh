@@ -13,8 +13,7 @@ setup() {
 	check "STATUS= reached systemd: $(status_text)" \
 		status_matches '^source udev: [0-9]+ events, [0-9]+ bad, [0-9]+ forged,'
 	check "capi-devd chose --source=udev" journal_has 'source udev'
-	modprobe capisim $CAPISIM_PARAMS
-	check "capisim is loaded and its controller listed" wait_for 5 grep -q . /proc/capi/controller
+	capisim_up
 	settle
 }
 
