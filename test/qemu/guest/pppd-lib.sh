@@ -222,8 +222,8 @@ pppd_transfer() {	# pppd_transfer LABEL BYTES
 	diag "pppd: frames during the transfer: ppp0 tx ${d[0]} rx ${d[1]} rx_errors ${d[2]} rx_dropped ${d[3]}; ppp1 tx ${d[4]} rx ${d[5]} rx_errors ${d[6]} rx_dropped ${d[7]}; TCP RetransSegs $PPP_NS_CALLER +$((ra1 - ra0)), $PPP_NS_ANSWER +$((rb1 - rb0))"
 	check "$1: each frame arrives whole: ppp0 sent ${d[0]}, ppp1 received ${d[5]}; ppp1 sent ${d[4]}, ppp0 received ${d[1]}; no rx errors or drops" \
 		test "${d[0]}" = "${d[5]}" -a "${d[4]}" = "${d[1]}" -a "${d[2]}${d[3]}${d[6]}${d[7]}" = 0000
-	check "$1: TCP sent no segment twice (RetransSegs $PPP_NS_CALLER +$((ra1 - ra0)), $PPP_NS_ANSWER +$((rb1 - rb0)))" \
-		test $((ra1 - ra0)) = 0 -a $((rb1 - rb0)) = 0
+	# RetransSegs is only reported (above): under TCG a stalled guest can
+	# make TCP retransmit once with no frame lost (seen on the stock kernel).
 	rm -f "$src" "$dst"
 }
 
