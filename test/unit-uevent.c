@@ -197,12 +197,14 @@ int main(void)
 			     &why) == UEVENT_OK, "no /proc/devices: dynamic major 511");
 		bad("ACTION=add|DEVPATH=/devices/virtual/tty/capi!7|"
 		    "SUBSYSTEM=tty|MAJOR=1|MINOR=7|DEVNAME=capi/7",
-		    "tty major is no dynamic char major (234-254, 384-511), "
-		    "and the root has no proc/devices (see --tty-major)");
+		    "tty major is no dynamic char major (234-254, 384-511) "
+		    "nor 191, and the root has no proc/devices (see "
+		    "--tty-major)");
 		bad("ACTION=add|DEVPATH=/devices/virtual/tty/capi!7|"
 		    "SUBSYSTEM=tty|MAJOR=255|MINOR=7|DEVNAME=capi/7",
-		    "tty major is no dynamic char major (234-254, 384-511), "
-		    "and the root has no proc/devices (see --tty-major)");
+		    "tty major is no dynamic char major (234-254, 384-511) "
+		    "nor 191, and the root has no proc/devices (see "
+		    "--tty-major)");
 		uevent_set_tty_major(240, NULL);
 	}
 
