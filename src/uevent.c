@@ -552,7 +552,9 @@ enum uevent_verdict uevent_parse_sysfs(const char *buf, size_t len,
 		nl = memchr(p, '\n', (size_t)(end - p));
 		if (!nl)
 			nl = end;
-		if (!scanner_key(p, (size_t)(nl - p)))
+		/* A NUL even in an ignored line refuses the file. */
+		if (!scanner_key(p, (size_t)(nl - p)) ||
+		    memchr(p, '\0', (size_t)(nl - p)))
 			uevent_add_line(&f, p, (size_t)(nl - p));
 	}
 	return uevent_finish(&f, ev, why);

@@ -9,7 +9,7 @@
 fresh() { fresh_sys; proc_devices 240 'capi!' 241 capi; }
 # The daemon's start against the root's sysfs, then SIGTERM.
 start_stop() {
-	devd_bg --source=kernel --no-modprobe "$@"
+	devd_bg --source=kernel --no-modprobe
 	wait_for 5 grep -q "start:" "$LOG" || diag "no start line"
 	kill -TERM "$pid"
 	wait "$pid"
@@ -25,7 +25,7 @@ rc=$?
 check "ROOT/dev a symlink: exit 2" test "$rc" = 2 || diag "exit $rc"
 log_has "$ROOT/dev is a symlink: capi-devd writes only in the directory it is given" "ROOT/dev a symlink: the error says so"
 check "ROOT/dev a symlink: nothing made where it points" test -z "$(ls -A "$ROOT/elsewhere")" ||
-	ls -lR "$ROOT/elsewhere" | diag
+	find "$ROOT/elsewhere" | diag
 rm -rf "${ROOT:?}/dev" "$ROOT/elsewhere"
 fresh
 
@@ -81,6 +81,7 @@ fake_proc() {	# fake_proc FSTYPE|none: the mountinfo line of ROOT/dev
 	else printf '1 0 %s / %s rw - %s none rw\n' "$dev" "$ROOT/dev" "$1" >"$ROOT/fakeproc/self/mountinfo"; fi
 }
 nostatx_replay() {	# nostatx_replay FILE: replay with the fake /proc, no statx
+	# shellcheck disable=SC2016 # $1 and $@ are the inner shell's
 	unshare -m bash -c 'mount -t tmpfs none /proc && cp -r "$1"/fakeproc/self /proc/ && shift && exec "$@"' \
 		_ "$ROOT" "$NO_STATX" "${DEVD[@]}" --replay="$1" 2>"$LOG"
 }
