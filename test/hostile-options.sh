@@ -79,4 +79,25 @@ check "the dry run printed its changes" test -s "$ROOT/out"
 log_has "replayed 1 event\(s\): 0 ignored, 0 bad, [1-9][0-9]* change\(s\) to make \(dry run\)" "the dry run's summary counts them"
 check "the dry run made nothing" test -z "$(tree)"
 
+# --- 6. NOTIFY_SOCKET whose peer does not read --------------------------
+# socat binds the socket and is stopped: its queue fills (READY=1 and
+# STATUS= at start, three more per SIGHUP).  SIGTERM must still end the
+# daemon, and a SIGHUP rescan still happen.
+need socat socat
+socat -u UNIX-RECV:"$ROOT/notify" OPEN:/dev/null &
+spid=$!
+wait_for 5 test -S "$ROOT/notify"
+kill -STOP $spid
+NOTIFY_SOCKET="$ROOT/notify" devd_bg --source=kernel --no-modprobe
+wait_for 5 grep -q "start:" "$LOG"
+for _ in 1 2 3 4 5 6; do kill -HUP $pid; sleep 0.2; done
+rescans() { [ "$(grep -c 'SIGHUP rescan:' "$LOG")" = 6 ]; }
+check "a deaf notify peer: every SIGHUP rescans" wait_for 5 rescans
+kill -TERM $pid
+if wait_for 5 bash -c "! kill -0 $pid 2>/dev/null"; then pass "a deaf notify peer: SIGTERM ends the daemon"
+else fail "a deaf notify peer: SIGTERM ends the daemon"; kill -KILL $pid; fi
+wait $pid
+kill -KILL $spid
+wait $spid 2>/dev/null
+
 done_testing
