@@ -56,6 +56,13 @@ fresh_dev
 usage_err "--load-driver works on the running kernel; it cannot be combined with --root" --root=/ --load-driver --dry-run
 usage_err "cannot be combined with --root" --root=// --load-driver --dry-run
 
+# The daemon with --root and without --no-modprobe loads nothing.
+devd_bg --source=kernel -v
+wait_for 5 grep -q "start:" "$LOG"
+kill -TERM $pid
+wait $pid
+log_has "not loading the CAPI driver \(--root\)" "--root implies --no-modprobe"
+
 # --- a replay says where it writes, and what it is ---------------------
 devd --replay="$ROOT/in.ev"
 log_has "replaying $ROOT/in.ev into $ROOT/dev \(not devtmpfs: nodes are made and removed here, told by its (mount ID|device number)" "a replay logs its dev directory and its file system"
