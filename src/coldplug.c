@@ -134,6 +134,7 @@ int coldplug(struct tree *t, const char *sysdir, enum policy_owner owner,
 {
 	struct scan sc = { t, owner };
 	struct sysfs_live f;
+	int ret, e;
 
 	res->controls = res->ttys = res->stale = 0;
 
@@ -143,12 +144,15 @@ int coldplug(struct tree *t, const char *sysdir, enum policy_owner owner,
 	res->stale += tree_sweep_tmp(t, "isdn");
 
 	/* A unit the scan missed would look gone: sweep only after a full one. */
-	if (sysfs_scan(sysdir, &f, apply_found, &sc) < 0) {
-		sysfs_live_free(&f);
-		return -1;
-	}
+	ret = sysfs_scan(sysdir, &f, apply_found, &sc);
 	res->controls = f.controls;
 	res->ttys = f.ttys;
+	if (ret < 0) {
+		e = errno;
+		sysfs_live_free(&f);
+		errno = e;
+		return -1;
+	}
 	sweep_legacy(t, &f, owner, res);
 	sweep_prefix_dir(t, &f, res);
 	if (!f.control[CAPI_MODERN] && !f.control[CAPI_PREFIX] &&

@@ -19,7 +19,8 @@ struct coldplug_result {
 
 /*
  * sysdir is the sysfs root ("/sys" or ROOT/sys).  Returns 0, or -1 with
- * errno set when the scan was not complete: then nothing was swept.
+ * errno set when the scan was not complete: then nothing was swept (the
+ * names of the devices it could read were made, and *res counts them).
  */
 int coldplug(struct tree *t, const char *sysdir, enum policy_owner owner,
 	     struct coldplug_result *res);

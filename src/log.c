@@ -105,8 +105,9 @@ void log_flush(bool force)
 	if (!force && now.tv_sec - window < LOG_INTERVAL)
 		return;
 	if (suppressed)
-		log_msg(LOG_WARNING, "%lu similar messages suppressed",
-			suppressed);
+		log_msg(LOG_WARNING, "%lu more rate-limited message(s) "
+			"suppressed (at most %d per %d s)", suppressed,
+			LOG_BURST, LOG_INTERVAL);
 	window = now.tv_sec;
 	sent = 0;
 	suppressed = 0;

@@ -24,6 +24,7 @@
 #include "policy.h"
 #include "source.h"
 #include "tree.h"
+#include "uevent.h"
 #include "verify.h"
 
 #define EXIT_USAGE 2
@@ -81,22 +82,27 @@ static void usage(FILE *out)
 "2 bad usage or configuration.  See capi-devd(8).\n");
 }
 
+/* Digits, then K or M; checked before the shift, which cannot wrap. */
 static int parse_size(const char *s, int *out)
 {
 	unsigned long long v;
+	unsigned int shift = 0;
 	char *end;
 
+	if (*s < '0' || *s > '9')
+		return -1;
 	errno = 0;
 	v = strtoull(s, &end, 10);
-	if (errno || end == s)
+	if (errno)
 		return -1;
 	if (*end == 'K' || *end == 'k')
-		v <<= 10, end++;
+		shift = 10, end++;
 	else if (*end == 'M' || *end == 'm')
-		v <<= 20, end++;
-	if (*end || v < RCVBUF_MIN || v > INT_MAX)
+		shift = 20, end++;
+	if (*end || v > (unsigned long long)INT_MAX >> shift ||
+	    v << shift < RCVBUF_MIN)
 		return -1;
-	*out = (int)v;
+	*out = (int)(v << shift);
 	return 0;
 }
 
@@ -154,12 +160,24 @@ static int parse_tty_major(const char *arg, struct options *o)
 	unsigned long major;
 
 	if (parse_ulong(arg, 10, 1, CAPI_MAJOR_MAX, &major) < 0 ||
-	    major == CAPI_CONTROL_MAJOR) {
-		log_err("--tty-major must be a major from 1 to 4095 "
-			"other than 68, not \"%s\"", arg);
+	    !uevent_tty_major_ok((unsigned int)major)) {
+		log_err("--tty-major must be a major the CAPI tty driver can "
+			"have: a dynamic one (234-254, 384-511) or 191, "
+			"not \"%s\"", arg);
 		return -1;
 	}
 	o->tty_major = (unsigned int)major;
+	return 0;
+}
+
+/* "" is refused: it would silently mean the real /dev. */
+static int parse_root(const char *arg, struct options *o)
+{
+	if (!*arg) {
+		log_err("--root needs a directory (--root=/ is the real root)");
+		return -1;
+	}
+	o->root = arg;
 	return 0;
 }
 
@@ -171,7 +189,7 @@ static int parse_option(int c, const char *arg, struct options *o)
 {
 	switch (c) {
 	case 's': return parse_source(arg, o);
-	case 'r': o->root = arg; break;
+	case 'r': return parse_root(arg, o);
 	case 'g': o->group = arg; break;
 	case 'm': return parse_mode(arg, o);
 	case 'b': return parse_rcvbuf(arg, o);
@@ -247,15 +265,21 @@ static int parse_options(int argc, char **argv, struct options *o)
 	return check_options(argc, argv, o);
 }
 
+/* (gid_t)-1 means "leave the group" to chown(2): no group has it. */
+#define GID_MAX 4294967294UL
+
+/* A name, or a number from 0 to GID_MAX: nothing wraps. */
 static int resolve_group(const char *name, gid_t *gid)
 {
 	struct group *gr;
 	unsigned long v;
-	char *end;
 
-	errno = 0;
-	v = strtoul(name, &end, 10);
-	if (!errno && *end == '\0' && end != name) {
+	if ((*name >= '0' && *name <= '9') || *name == '-' || *name == '+') {
+		if (parse_ulong(name, 10, 0, GID_MAX, &v) < 0) {
+			log_err("--group=%s: a group ID is a number from 0 to "
+				"%lu", name, GID_MAX);
+			return -1;
+		}
 		*gid = (gid_t)v;
 		return 0;
 	}
@@ -299,10 +323,10 @@ static void notify_status(struct daemon *d, bool force)
 	d->status_overflows = d->st.overflows;
 	notify_sendf("STATUS=source %s: %lu events, %lu bad, %lu forged, "
 		     "%lu overflows, %lu rescans, %lu changes, "
-		     "%lu names left alone",
+		     "%lu names left alone, %lu failed operations",
 		     d->source_name, d->st.events, d->st.bad, d->st.foreign,
 		     d->st.overflows, d->rescans, d->tree.changes,
-		     d->tree.refused);
+		     d->tree.refused, d->tree.failed);
 }
 
 static void converge(struct daemon *d, const char *why)
@@ -311,8 +335,9 @@ static void converge(struct daemon *d, const char *why)
 
 	d->rescans++;
 	if (coldplug(&d->tree, d->sysdir, d->owner, &res) < 0) {
-		log_err("%s: cannot scan %s: %s: no stale link removed", why,
-			d->sysdir, strerror(errno));
+		log_err("%s: %u control device(s), %u tty(s), but the scan of "
+			"%s was not complete (%s): no stale link removed", why,
+			res.controls, res.ttys, d->sysdir, strerror(errno));
 		return;
 	}
 	log_info("%s: %u control device(s), %u tty(s), %u stale link(s) removed",
@@ -404,17 +429,22 @@ static int run_replay(struct daemon *d)
 		ret = 1;
 	}
 	log_flush(true);
-	log_info("replayed %lu event(s): %lu ignored, %lu bad, %lu change(s), "
-		 "%lu name(s) left alone", d->st.events, d->st.ignored,
-		 d->st.bad, d->tree.changes, d->tree.refused);
-	return ret;
+	log_info("replayed %lu event(s): %lu ignored, %lu bad, %lu change(s)%s, "
+		 "%lu name(s) left alone, %lu failed operation(s)",
+		 d->st.events, d->st.ignored, d->st.bad, d->tree.changes,
+		 d->o->dry_run ? " to make (dry run)" : "", d->tree.refused,
+		 d->tree.failed);
+	/* Every failure was logged; the status says there was one. */
+	return d->tree.failed ? 1 : ret;
 }
 
 static bool udevd_running(const char *root)
 {
 	char path[PATH_MAX];
 
-	snprintf(path, sizeof(path), "%s/run/udev/control", root);
+	if (snprintf(path, sizeof(path), "%s/run/udev/control", root) >=
+	    (int)sizeof(path))
+		return false;
 	return access(path, F_OK) == 0;
 }
 
@@ -546,6 +576,45 @@ static int run_daemon(struct daemon *d, enum source_kind kind)
 	return ret;
 }
 
+/* What the dev directory is, for the first line of the log. */
+static const char *fs_note(const struct tree *t)
+{
+	static char note[128];
+
+	if (t->keep_nodes)
+		return "devtmpfs or not: cannot tell";
+	snprintf(note, sizeof(note), "%s, told by its %s",
+		 t->kernel_nodes ? "devtmpfs: nodes are the kernel's" :
+		 "not devtmpfs: nodes are made and removed here", t->fs_how);
+	return note;
+}
+
+/* tree_open() failed: say why, the symlink case above all. */
+static void open_failed(const char *devdir)
+{
+	struct stat st;
+	int e = errno;
+
+	if (lstat(devdir, &st) == 0 && S_ISLNK(st.st_mode))
+		log_err("%s is a symlink: capi-devd writes only in the "
+			"directory it is given and never follows one; give "
+			"the real directory (--root)", devdir);
+	else
+		log_err("cannot open %s: %s", devdir, strerror(e));
+}
+
+/* The dev directory is open: log what it is, and when that is unknown. */
+static void log_tree(const struct daemon *d, const char *devdir)
+{
+	if (d->tree.keep_nodes)
+		log_warn("cannot tell whether %s is devtmpfs (%s): nodes are "
+			 "made when missing but never removed", devdir,
+			 d->tree.fs_how);
+	if (d->o->replay)
+		log_info("replaying %s into %s (%s)%s", d->o->replay, devdir,
+			 fs_note(&d->tree), d->o->dry_run ? ", dry run" : "");
+}
+
 /* The daemon proper: listen, converge, and apply events until stopped. */
 static int run_live(struct daemon *d, const char *root, const char *devdir)
 {
@@ -556,13 +625,12 @@ static int run_live(struct daemon *d, const char *root, const char *devdir)
 		kind = udevd_running(root) ? SOURCE_UDEV : SOURCE_KERNEL;
 	d->owner = kind == SOURCE_UDEV ? OWN_PREFIX : OWN_ALL;
 	d->source_name = kind == SOURCE_UDEV ? "udev" : "kernel";
-	log_info("capi-devd %s: source %s, dev %s%s, group %s, mode %04o%s",
-		 PACKAGE_VERSION, d->source_name, devdir,
-		 d->tree.kernel_nodes ? " (devtmpfs: nodes are the kernel's)" : "",
+	log_info("capi-devd %s: source %s, dev %s (%s), group %s, mode %04o%s",
+		 PACKAGE_VERSION, d->source_name, devdir, fs_note(&d->tree),
 		 o->group, (unsigned int)o->mode,
 		 o->dry_run ? ", dry run" : "");
 
-	if (o->no_modprobe || *root)
+	if (o->no_modprobe || o->root)
 		log_debug("not loading the CAPI driver (%s)",
 			  o->no_modprobe ? "--no-modprobe" : "--root");
 	else if (modload_capi(d->sysdir, o->dry_run) < 0)
@@ -585,9 +653,10 @@ static int run_tree(struct daemon *d, const char *root, const char *devdir)
 	d->tree.mode = o->mode;
 	d->tree.dry_run = o->dry_run;
 	if (tree_open(&d->tree, devdir) < 0) {
-		log_err("cannot open %s: %s", devdir, strerror(errno));
+		open_failed(devdir);
 		return EXIT_USAGE;
 	}
+	log_tree(d, devdir);
 	if (o->replay) {
 		d->owner = OWN_ALL;
 		d->source_name = "replay";
@@ -611,15 +680,50 @@ static int run_verify(const struct options *o, const char *devdir,
 	return ret < 0 ? EXIT_USAGE : ret > 0 ? 1 : 0;
 }
 
-static int run_load_driver(const struct options *o, const char *root,
-			   const char *sysdir)
+static int run_load_driver(const struct options *o, const char *sysdir)
 {
-	if (*root) {
+	if (o->root) {
 		log_err("--load-driver works on the running kernel; "
 			"it cannot be combined with --root");
 		return EXIT_USAGE;
 	}
 	return modload_capi(sysdir, o->dry_run) < 0 ? 1 : 0;
+}
+
+/* The paths under the root; none cut short. */
+struct paths {
+	char root[PATH_MAX];	/* "" for the real root */
+	char dev[PATH_MAX], sys[PATH_MAX], proc_devices[PATH_MAX];
+};
+
+static int fits(char *buf, const char *root, const char *sub)
+{
+	return snprintf(buf, PATH_MAX, "%s%s", root, sub) < PATH_MAX;
+}
+
+/*
+ * Trailing slashes go: "/" and "//" are the real root.  A root too long
+ * for its paths is refused, never cut: a cut path names another
+ * directory, or the root itself.
+ */
+static int set_paths(struct paths *p, const char *root)
+{
+	size_t len = root ? strlen(root) : 0;
+
+	while (len && root[len - 1] == '/')
+		len--;
+	if (root && len < sizeof(p->root)) {
+		memcpy(p->root, root, len);
+		p->root[len] = '\0';
+	}
+	if (len >= sizeof(p->root) ||
+	    !fits(p->dev, p->root, "/dev") || !fits(p->sys, p->root, "/sys") ||
+	    !fits(p->proc_devices, p->root, "/proc/devices")) {
+		log_err("--root is too long: ROOT/proc/devices must fit in %d "
+			"bytes", PATH_MAX - 1);
+		return -1;
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -632,22 +736,17 @@ int main(int argc, char **argv)
 		.devices_txt = DEVICES_TXT,
 	};
 	struct daemon d = { .o = &o };
-	char devdir[PATH_MAX], procdevices[PATH_MAX];
-	const char *root;
+	static struct paths p;
 
 	log_init("capi-devd");
-	if (parse_options(argc, argv, &o) < 0)
+	if (parse_options(argc, argv, &o) < 0 || set_paths(&p, o.root) < 0)
 		return EXIT_USAGE;
-	/* "" and "/" are the real root. */
-	root = o.root && strcmp(o.root, "/") ? o.root : "";
-	snprintf(devdir, sizeof(devdir), "%s/dev", root);
-	snprintf(d.sysdir, sizeof(d.sysdir), "%s/sys", root);
-	snprintf(procdevices, sizeof(procdevices), "%s/proc/devices", root);
-	uevent_set_tty_major(o.tty_major, procdevices);
+	snprintf(d.sysdir, sizeof(d.sysdir), "%s", p.sys);
+	uevent_set_tty_major(o.tty_major, p.proc_devices);
 
 	if (o.verify)
-		return run_verify(&o, devdir, d.sysdir);
+		return run_verify(&o, p.dev, d.sysdir);
 	if (o.load_driver)
-		return run_load_driver(&o, root, d.sysdir);
-	return run_tree(&d, root, devdir);
+		return run_load_driver(&o, d.sysdir);
+	return run_tree(&d, p.root, p.dev);
 }

@@ -5,6 +5,10 @@
  * One datagram per message, on a socket opened for it: the daemon sends
  * a handful at start and then at most one a second while events come, so
  * keeping a descriptor open would buy nothing.
+ *
+ * Never blocking: a peer that does not read (its queue full) must not
+ * stop the daemon from handling events and signals.  Such a message is
+ * dropped (EAGAIN); the next STATUS= says it all again.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -41,10 +45,10 @@ int notify_send(const char *msg)
 	mh.msg_namelen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
 				     len + (addr[0] == '/'));
 
-	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
-	if (sendmsg(fd, &mh, MSG_NOSIGNAL) < 0)
+	if (sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
 		r = -errno;
 	close(fd);
 	return r;

@@ -15,7 +15,8 @@
  * Send msg to $NOTIFY_SOCKET.  Returns 1 when sent, 0 when there is no
  * NOTIFY_SOCKET (not started by a service manager), -errno on failure
  * (-EAFNOSUPPORT for an address that is neither a path nor '@name',
- * -EINVAL for one too long).
+ * -EINVAL for one too long, -EAGAIN when the peer's queue is full: it
+ * never blocks).
  */
 int notify_send(const char *msg);
 

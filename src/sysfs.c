@@ -74,15 +74,34 @@ static int record(struct sysfs_live *l, const struct capi_event *ev)
 	return 0;
 }
 
-/* Read SYS/class/CLASS/NAME/uevent into an event; -1 when it is none. */
+/*
+ * Read SYS/class/CLASS/NAME/uevent: 1 into an event, 0 no device of ours
+ * (gone: ENOENT; or a record refused, logged), -1 when it could not be
+ * read (logged; errno set): then nobody can tell the unit from a gone one.
+ */
 static int read_device(int classfd, const char *class, const char *name,
 		       struct capi_event *ev)
 {
+	char path[NAME_MAX + sizeof("/uevent")], buf[UEVENT_SYSFS_MAX];
 	const char *why = "";
+	ssize_t len;
+	int e;
 
-	switch (uevent_read_sysfs(classfd, class, name, ev, &why)) {
+	snprintf(path, sizeof(path), "%s/uevent", name);
+	len = uevent_read_file(classfd, path, buf, sizeof(buf), &why);
+	if (len < 0) {
+		e = errno;
+		/* The device went away since readdir(): it is gone. */
+		if (e == ENOENT || e == ENOTDIR)
+			return 0;
+		log_limited(LOG_ERR, "sysfs class/%s/%s: uevent %s%s%s", class,
+			    name, why, e ? ": " : "", e ? strerror(e) : "");
+		errno = e ? e : EIO;
+		return -1;
+	}
+	switch (uevent_parse_sysfs(buf, (size_t)len, class, name, ev, &why)) {
 	case UEVENT_OK:
-		return 0;
+		return 1;
 	case UEVENT_BAD:
 		log_limited(LOG_WARNING, "sysfs class/%s/%s: %s", class, name,
 			    why);
@@ -90,16 +109,20 @@ static int read_device(int classfd, const char *class, const char *name,
 	case UEVENT_IGNORE:
 		break;
 	}
-	return -1;
+	return 0;
 }
 
+/*
+ * Every capi* entry of SYS/class/CLASS.  An entry that cannot be read
+ * does not stop the scan (the others' names are made), but fails it.
+ */
 static int scan_class(const char *sysdir, const char *class,
 		      struct sysfs_live *l, sysfs_fn *fn, void *arg)
 {
 	char path[PATH_MAX];
 	struct capi_event ev;
 	struct dirent *de;
-	int ret = 0, e;
+	int ret = 0, e = 0, r;
 	DIR *d;
 
 	snprintf(path, sizeof(path), "%s/class/%s", sysdir, class);
@@ -110,18 +133,22 @@ static int scan_class(const char *sysdir, const char *class,
 		errno = 0;
 		de = readdir(d);
 		if (!de) {
-			ret = errno ? -1 : 0;
+			if (errno)
+				ret = -1, e = errno;
 			break;
 		}
-		if (strncmp(de->d_name, "capi", strlen("capi")) ||
-		    read_device(dirfd(d), class, de->d_name, &ev) < 0)
+		if (strncmp(de->d_name, "capi", strlen("capi")))
+			continue;
+		r = read_device(dirfd(d), class, de->d_name, &ev);
+		if (r < 0)
+			ret = -1, e = errno;
+		if (r <= 0)
 			continue;
 		if (record(l, &ev) < 0 || fn(&ev, arg) < 0) {
-			ret = -1;
+			ret = -1, e = errno;
 			break;
 		}
 	}
-	e = errno;
 	closedir(d);
 	errno = e;
 	return ret;
@@ -136,12 +163,19 @@ static void sort_units(struct unit_set *u)
 int sysfs_scan(const char *sysdir, struct sysfs_live *l, sysfs_fn *fn,
 	       void *arg)
 {
+	int ret, e;
+
 	memset(l, 0, sizeof(*l));
 	/* The control device first: pre-fix ttys need capi/ to be free. */
-	if (scan_class(sysdir, "capi", l, fn, arg) < 0 ||
-	    scan_class(sysdir, "tty", l, fn, arg) < 0) {
-		if (!errno)
-			errno = EIO;
+	ret = scan_class(sysdir, "capi", l, fn, arg);
+	e = errno;
+	/* The ttys even when that failed: their names are made all the same. */
+	if (scan_class(sysdir, "tty", l, fn, arg) < 0 && ret == 0) {
+		ret = -1;
+		e = errno;
+	}
+	if (ret < 0) {
+		errno = e ? e : EIO;
 		return -1;
 	}
 	sort_units(&l->units[CAPI_MODERN]);

@@ -4,8 +4,11 @@
  * live units.  Coldplug makes their names from it, --verify checks them.
  *
  * This is not the event path: it may allocate.  A scan that could not
- * read everything (a class directory unreadable, no memory for the set)
- * fails as a whole, so that nobody takes a unit it missed for gone.
+ * read everything (a class directory unreadable, a device's uevent file
+ * that cannot be opened or read or is not a regular file, no memory for
+ * the set) fails as a whole, so that nobody takes a unit it missed for
+ * gone; only a device whose entry is gone (ENOENT) is gone.  It still
+ * hands every device it could read to fn.
  */
 #ifndef CAPI_DEVD_SYSFS_H
 #define CAPI_DEVD_SYSFS_H
@@ -42,7 +45,8 @@ typedef int sysfs_fn(const struct capi_event *ev, void *arg);
  * file (MAJOR, MINOR, DEVNAME) becomes an "add" event, is recorded in *l
  * and handed to fn.  A missing class directory is no device (the driver
  * is not loaded).  Returns 0, or -1 with errno set when the scan is not
- * complete; *l is to be freed either way.
+ * complete (each file it could not read is logged); *l is to be freed
+ * either way.
  */
 int sysfs_scan(const char *sysdir, struct sysfs_live *l, sysfs_fn *fn,
 	       void *arg);

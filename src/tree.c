@@ -87,17 +87,26 @@ static const char *split_path(const char *path, char *dir, size_t dirsize)
 	return slash + 1;
 }
 
+/*
+ * The dev root itself is opened without following a symlink: a dev
+ * directory that is one (a chroot's /dev -> /elsewhere, or one planted by
+ * the owner of --root) is refused, never followed (ELOOP).
+ */
 int tree_open(struct tree *t, const char *devdir)
 {
 	unsigned long long rnd;
+	int fs;
 
-	t->devfd = open(devdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	t->devfd = open(devdir, O_DIR_NOFOLLOW);
 	if (t->devfd < 0)
 		return -1;
 	t->shown = devdir;
-	t->kernel_nodes = devtmpfs_is(t->devfd, "/proc/self/mountinfo") == 1;
+	fs = devtmpfs_is(t->devfd, "/proc/self/mountinfo", &t->fs_how);
+	t->kernel_nodes = fs == 1;
+	t->keep_nodes = fs < 0;
 	t->changes = 0;
 	t->refused = 0;
+	t->failed = 0;
 	/* Without entropy yet (early boot), still different per start. */
 	if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != sizeof(rnd)) {
 		struct timespec ts;
@@ -182,6 +191,7 @@ static int failed(struct tree *t, const char *verb, const char *path)
 {
 	int e = errno;
 
+	t->failed++;
 	log_limited(LOG_ERR, "cannot %s %s/%s: %s", verb, t->shown, path,
 		    strerror(e));
 	return -1;
@@ -300,12 +310,19 @@ static int remove_checked(struct tree *t, int dfd, const char *base,
 	/*
 	 * Put it back.  If the name was taken meanwhile, exchange: when what
 	 * took it is ours to remove, we are done; otherwise it is left at
-	 * our temporary name, with a warning.
+	 * our temporary name, with a warning.  When someone else removed it
+	 * from our temporary name, nothing is left anywhere.
 	 */
-	if (renameat2(dfd, tmp, dfd, base, RENAME_NOREPLACE) < 0 &&
-	    (errno != EEXIST ||
-	     renameat2(dfd, tmp, dfd, base, RENAME_EXCHANGE) < 0 ||
-	     !ours(dfd, tmp, op) || unlinkat(dfd, tmp, 0) < 0)) {
+	if (renameat2(dfd, tmp, dfd, base, RENAME_NOREPLACE) == 0)
+		return refuse(t, path, "something swapped in meanwhile");
+	if (errno == ENOENT) {
+		log_limited(LOG_WARNING, "%s/%s vanished while being removed: "
+			    "someone else removed it", t->shown, path);
+		return 0;
+	}
+	if (errno != EEXIST ||
+	    renameat2(dfd, tmp, dfd, base, RENAME_EXCHANGE) < 0 ||
+	    !ours(dfd, tmp, op) || unlinkat(dfd, tmp, 0) < 0) {
 		t->refused++;
 		log_limited(LOG_WARNING, "%s/%s changed while being removed: "
 			    "an entry that is not ours is left at %s/%.*s%s",
@@ -350,6 +367,7 @@ static int set_mode(struct tree *t, int fd, const char *path,
 	if (chmod(proc, t->mode) == 0)
 		return changed(t);
 	if (errno == ENOENT && access("/proc/self/fd", F_OK) < 0) {
+		t->failed++;
 		log_limited(LOG_ERR, "cannot chmod %s/%s: /proc is not "
 			    "mounted, and without it no mode is set safely",
 			    t->shown, path);
@@ -501,9 +519,10 @@ static int do_node_gone(struct tree *t, const struct name_op *op)
 	/*
 	 * devtmpfs removes its own node before the event.  A node there now
 	 * is the kernel's too: the unit was made again, with the same
-	 * device number, after the event we are reading.
+	 * device number, after the event we are reading.  When nobody can
+	 * tell whether this is devtmpfs, no node is removed either.
 	 */
-	if (t->kernel_nodes)
+	if (t->kernel_nodes || t->keep_nodes)
 		return 0;
 	if (fstatat(t->devfd, op->path, &st, AT_SYMLINK_NOFOLLOW) < 0 &&
 	    errno == ENOENT)
@@ -565,10 +584,13 @@ static int link_state(struct tree *t, int dfd, const char *base,
 		/* Longer than any of ours: not ours, whatever it starts with. */
 		return refuse_link(t, op->path, cur, true);
 	case EINVAL:
-		/* Something other than a symlink. */
-		if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0)
-			return refuse(t, op->path, kind_of(st.st_mode));
-		return failed(t, "stat", op->path);
+		/* Something other than a symlink, or one swapped in since. */
+		if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			break;
+		if (S_ISLNK(st.st_mode) &&
+		    tree_readlink(dfd, base, cur, sizeof(cur)) >= 0)
+			return refuse_link(t, op->path, cur, false);
+		return refuse(t, op->path, kind_of(st.st_mode));
 	}
 	return failed(t, "read the symlink", op->path);
 }
@@ -833,7 +855,7 @@ unsigned int tree_sweep_tmp(struct tree *t, const char *dir)
 	return n;
 }
 
-int tree_apply(struct tree *t, const struct name_op *op)
+static int apply_op(struct tree *t, const struct name_op *op)
 {
 	switch (op->kind) {
 	case OP_MOVE_CONTROL: return do_move_control(t, op);
@@ -845,6 +867,16 @@ int tree_apply(struct tree *t, const struct name_op *op)
 	case OP_RMDIR: return do_rmdir(t, op);
 	}
 	return -1;
+}
+
+/* A dry run counts the changes it printed, as a real one those it made. */
+int tree_apply(struct tree *t, const struct name_op *op)
+{
+	int ret = apply_op(t, op);
+
+	if (ret == 1 && t->dry_run)
+		t->changes++;
+	return ret;
 }
 
 int tree_apply_all(struct tree *t, const struct name_op *ops, int n)

@@ -29,11 +29,19 @@ struct tree {
 	mode_t mode;
 	bool dry_run;
 	bool kernel_nodes;	/* devtmpfs: nodes come and go with the kernel */
+	bool keep_nodes;	/* devtmpfs or not, nobody can tell: never
+				   remove a node (it may be the kernel's) */
+	const char *fs_how;	/* how kernel_nodes was told, or why not */
 	unsigned long changes;	/* operations that changed the disk */
 	unsigned long refused;	/* names left alone: foreign or unsafe */
+	unsigned long failed;	/* operations that failed (an error logged) */
 	char tmp[48];		/* prefix of our temporary names, per process */
 };
 
+/*
+ * Open devdir, never following a symlink (a symlink there fails with
+ * ELOOP), and tell whether it is devtmpfs.  Returns 0, or -1 (errno).
+ */
 int tree_open(struct tree *t, const char *devdir);
 void tree_close(struct tree *t);
 

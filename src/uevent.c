@@ -7,6 +7,7 @@
  * here as UEVENT_OK names a CAPI device by scheme, kind and unit number;
  * the raw DEVNAME string never reaches the code that touches the disk.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stddef.h>
@@ -16,8 +17,7 @@
 #include <sys/stat.h>
 #include "uevent.h"
 
-/* A sysfs uevent file is at most a page; a line we make from a name. */
-#define SYSFS_UEVENT_MAX 4096
+/* A line we make from a name in sysfs. */
 #define SYSFS_LINE_MAX (NAME_MAX + 64)
 
 enum {
@@ -98,6 +98,14 @@ int uevent_add_line(struct uevent_fields *f, const char *line, size_t len)
 {
 	size_t i;
 
+	/*
+	 * A NUL anywhere, even in a key ("DEVNAME\0=x"), refuses the
+	 * record: the line is not dropped as "not KEY=VALUE".
+	 */
+	if (memchr(line, '\0', len)) {
+		f->nul = true;
+		return 0;
+	}
 	for (i = 0; i < len && is_key_char(line[i]); i++)
 		;
 	if (i == 0 || i == len || line[i] != '=')
@@ -162,15 +170,22 @@ static struct {
 } tty_driver;
 
 /*
- * The CAPI tty driver asks for a dynamic major (tty_driver->major = 0), and
- * the kernel hands those out from two ranges (CHRDEV_MAJOR_DYN_END..254 and
+ * The CAPI tty driver's major is a dynamic one on every kernel since the
+ * tty rework of 2.6.3x (tty_driver->major = 0): the kernel hands those
+ * out from two ranges (CHRDEV_MAJOR_DYN_END..254 and
  * CHRDEV_MAJOR_DYN_EXT_END..CHRDEV_MAJOR_DYN_EXT_START in <linux/fs.h>;
- * "RESERVED FOR DYNAMIC ASSIGNMENT" in devices.txt).  A fixed major such as
- * 1 (mem) or 8 (sd) is never the CAPI tty driver's.
+ * "RESERVED FOR DYNAMIC ASSIGNMENT" in devices.txt).  Older pre-fix
+ * kernels asked for 191 (capi_ttymajor, "Reserved for PCMCIA" in
+ * devices.txt), and nothing else uses it.  A fixed major such as 1 (mem)
+ * or 8 (sd) is never the CAPI tty driver's, wherever the number comes
+ * from: --tty-major, proc/devices, or a record.
  */
-static bool dynamic_char_major(unsigned int major)
+#define CAPI_OLD_TTY_MAJOR 191u
+
+bool uevent_tty_major_ok(unsigned int major)
 {
-	return (major >= 234 && major <= 254) || (major >= 384 && major <= 511);
+	return (major >= 234 && major <= 254) ||
+	       (major >= 384 && major <= 511) || major == CAPI_OLD_TTY_MAJOR;
 }
 
 void uevent_set_tty_major(unsigned int major, const char *proc_devices)
@@ -212,8 +227,8 @@ static void lookup_tty_major(void)
 		}
 		if (!chars || nl == p)
 			break;		/* a blank line ends the part */
-		if (sscanf(p, "%u %15s", &major, name) != 2 || !major ||
-		    major > CAPI_MAJOR_MAX || major == CAPI_CONTROL_MAJOR)
+		if (sscanf(p, "%u %15s", &major, name) != 2 ||
+		    !uevent_tty_major_ok(major))
 			continue;
 		if (!strcmp(name, "capi!") || !strcmp(name, "capi/"))
 			tty_driver.found[CAPI_MODERN] = major;
@@ -260,10 +275,11 @@ static bool tty_devnum_ok(const struct capi_event *ev, const char **why)
 		 * A scratch root without proc/devices (a replay): the driver's
 		 * major is not known, only that it is a dynamic one.
 		 */
-		if (dynamic_char_major(ev->major))
+		if (uevent_tty_major_ok(ev->major))
 			return true;
-		*why = "tty major is no dynamic char major (234-254, 384-511), "
-		       "and the root has no proc/devices (see --tty-major)";
+		*why = "tty major is no dynamic char major (234-254, 384-511) "
+		       "nor 191, and the root has no proc/devices (see "
+		       "--tty-major)";
 		return false;
 	}
 	if (!*found) {
@@ -474,61 +490,72 @@ ssize_t uevent_read_file(int dirfd, const char *path, char *buf,
 {
 	struct stat st;
 	ssize_t len;
-	int fd;
+	int fd, e;
 
 	/* O_NONBLOCK: a FIFO planted in a --root's sysfs cannot hang us. */
 	fd = openat(dirfd, path,
 		    O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
-		*why = "cannot open";
+		*why = "cannot be opened";
 		return -1;
 	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		*why = "not a regular file";
-		return -1;
+	*why = "cannot be read";
+	if (fstat(fd, &st) < 0) {
+		len = -1;
+	} else if (!S_ISREG(st.st_mode)) {
+		*why = "is not a regular file";
+		errno = 0;
+		len = -1;
+	} else {
+		len = read(fd, buf, size - 1);
 	}
-	len = read(fd, buf, size - 1);
+	e = errno;
 	close(fd);
-	if (len < 0) {
-		*why = "unreadable";
+	errno = e;
+	if (len < 0)
 		return -1;
-	}
 	buf[len] = '\0';
 	return len;
 }
 
-enum uevent_verdict uevent_read_sysfs(int classfd, const char *class,
-				      const char *name, struct capi_event *ev,
-				      const char **why)
+/* Keys the sysfs scanner decides; a uevent file's own are ignored. */
+static bool scanner_key(const char *line, size_t len)
 {
-	char path[SYSFS_LINE_MAX], buf[SYSFS_UEVENT_MAX];
+	static const char *const keys[] = {
+		"ACTION=", "DEVPATH=", "SUBSYSTEM=", "SEQNUM=",
+	};
+	size_t i, n;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		n = strlen(keys[i]);
+		if (len >= n && !memcmp(line, keys[i], n))
+			return true;
+	}
+	return false;
+}
+
+enum uevent_verdict uevent_parse_sysfs(const char *buf, size_t len,
+				       const char *class, const char *name,
+				       struct capi_event *ev, const char **why)
+{
+	char line[SYSFS_LINE_MAX];
 	struct uevent_fields f;
 	const char *p, *end, *nl;
-	ssize_t len;
-
-	snprintf(path, sizeof(path), "%s/uevent", name);
-	len = uevent_read_file(classfd, path, buf, sizeof(buf), why);
-	if (len < 0) {
-		if (!strcmp(*why, "not a regular file")) {
-			*why = "uevent is not a regular file";
-			return UEVENT_BAD;
-		}
-		*why = "no uevent file";
-		return UEVENT_IGNORE;
-	}
 
 	uevent_reset(&f);
 	uevent_add_line(&f, "ACTION=add", 10);
-	snprintf(path, sizeof(path), "DEVPATH=/class/%s/%s", class, name);
-	uevent_add_line(&f, path, strlen(path));
-	snprintf(path, sizeof(path), "SUBSYSTEM=%s", class);
-	uevent_add_line(&f, path, strlen(path));
+	snprintf(line, sizeof(line), "DEVPATH=/class/%s/%s", class, name);
+	uevent_add_line(&f, line, strlen(line));
+	snprintf(line, sizeof(line), "SUBSYSTEM=%s", class);
+	uevent_add_line(&f, line, strlen(line));
 	for (p = buf, end = buf + len; p < end; p = nl + 1) {
 		nl = memchr(p, '\n', (size_t)(end - p));
 		if (!nl)
 			nl = end;
-		uevent_add_line(&f, p, (size_t)(nl - p));
+		/* A NUL even in an ignored line refuses the file. */
+		if (!scanner_key(p, (size_t)(nl - p)) ||
+		    memchr(p, '\0', (size_t)(nl - p)))
+			uevent_add_line(&f, p, (size_t)(nl - p));
 	}
 	return uevent_finish(&f, ev, why);
 }

@@ -44,6 +44,11 @@ enum uevent_verdict {
  * the "capi" line for pre-fix names.  Unknown: tty adds are refused.
  */
 void uevent_set_tty_major(unsigned int major, const char *proc_devices);
+/*
+ * Can major be the CAPI tty driver's?  A dynamic char major (234-254,
+ * 384-511), or 191, the fixed one of early pre-fix kernels.
+ */
+bool uevent_tty_major_ok(unsigned int major);
 
 void uevent_reset(struct uevent_fields *f);
 /* Record one property; key and value need not be NUL-terminated. */
@@ -58,18 +63,24 @@ enum uevent_verdict uevent_finish(const struct uevent_fields *f,
  * Read a small file of sysfs or procfs (at most size - 1 bytes, then a
  * NUL) relative to dirfd without blocking: opened O_NONBLOCK|O_NOFOLLOW,
  * read only when fstat says it is a regular file.  Returns the length,
- * or -1 with *why set.
+ * or -1 with *why set ("cannot be opened", "is not a regular file",
+ * "cannot be read") and errno (ENOENT: there is no such file; 0 when
+ * fstat worked but it is not a regular file).
  */
 ssize_t uevent_read_file(int dirfd, const char *path, char *buf,
 			 size_t size, const char **why);
 
+/* A sysfs uevent file is at most a page. */
+#define UEVENT_SYSFS_MAX 4096
+
 /*
- * Read the uevent file of a device in sysfs, CLASS/NAME/uevent relative to
- * classfd (MAJOR, MINOR, DEVNAME), as if it were an "add" event.
+ * The uevent file of a device in sysfs, CLASS/NAME/uevent (MAJOR, MINOR,
+ * DEVNAME), as if it were an "add" event.  ACTION, DEVPATH, SUBSYSTEM and
+ * SEQNUM are the scanner's: the file's own lines for them are ignored.
  */
-enum uevent_verdict uevent_read_sysfs(int classfd, const char *class,
-				      const char *name, struct capi_event *ev,
-				      const char **why);
+enum uevent_verdict uevent_parse_sysfs(const char *buf, size_t len,
+				       const char *class, const char *name,
+				       struct capi_event *ev, const char **why);
 
 /*
  * Parse one kernel netlink datagram ("action@devpath\0KEY=VALUE\0...").

@@ -131,7 +131,7 @@ else fail "every log line is one message"; diag <"$LOG"; fi
 fresh
 for _ in $(seq 50); do rec ACTION=add 'DEVPATH=/devices/virtual/tty/capi!7' SUBSYSTEM=tty MAJOR=240 MINOR=7 DEVNAME=capi/x; done >"$ROOT/in.ev"
 devd --replay="$ROOT/in.ev"
-log_has "warning: 40 similar messages suppressed" "the rate limiter's summary is flushed at exit"
+log_has "warning: 40 more rate-limited message\(s\) suppressed \(at most 10 per 5 s\)" "the rate limiter's summary is flushed at exit"
 
 # --- 11. signals during --replay --------------------------------------
 mkfifo "$ROOT/fifo"

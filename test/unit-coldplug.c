@@ -5,10 +5,13 @@
  * Linked with -Wl,--wrap=realloc: the library's realloc() calls come
  * here, and fail with ENOMEM while fail_realloc is set.  Before the fix,
  * a live unit that did not fit in the set was taken for gone and its
- * link swept.
+ * link swept.  And with -Wl,--wrap=openat: opening a sysfs uevent file
+ * fails with fail_open (EMFILE, ENOMEM) while that is set; before the
+ * fix (issue 16, break 2) that unit, too, was swept, and nothing logged.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +25,26 @@ void *__real_realloc(void *p, size_t size);
 void *__wrap_realloc(void *p, size_t size);
 
 static int fail_realloc;
+static int fail_open;
+
+int __real_openat(int dfd, const char *path, int flags, ...);
+int __wrap_openat(int dfd, const char *path, int flags, ...);
+
+int __wrap_openat(int dfd, const char *path, int flags, ...)
+{
+	size_t len = strlen(path);
+	va_list ap;
+	mode_t mode;
+
+	if (fail_open && len >= 7 && !strcmp(path + len - 7, "/uevent")) {
+		errno = fail_open;
+		return -1;
+	}
+	va_start(ap, flags);
+	mode = (mode_t)va_arg(ap, int);
+	va_end(ap);
+	return __real_openat(dfd, path, flags, mode);
+}
 
 void *__wrap_realloc(void *p, size_t size)
 {
@@ -114,6 +137,22 @@ int main(void)
 	check(!is_link("capi20.06"), "the stale capi20.06 is swept");
 	is_int(res.ttys, 1, "one tty found");
 	is_int(res.stale, 1, "one stale link removed");
+
+	/* A live unit whose uevent file cannot be opened is not gone. */
+	run("ln -s capi/6 dev/capi20.06");
+	fail_open = EMFILE;
+	ret = converge(&res);
+	e = errno;
+	fail_open = 0;
+	is_int(ret, -1, "uevent files cannot be opened (EMFILE): the coldplug fails");
+	is_int(e, EMFILE, "and says EMFILE");
+	check(is_link("capi20.05"), "the link of live tty 5 is kept");
+	check(is_link("capi20.06"), "even the stale capi20.06 is kept: no sweep");
+	fail_open = ENOMEM;
+	ret = converge(&res);
+	fail_open = 0;
+	is_int(ret, -1, "ENOMEM on open: the coldplug fails");
+	check(is_link("capi20.05"), "the link of live tty 5 is kept");
 
 	run("cd / && rm -rf -- \"$OLDPWD\"");
 	return done_testing();

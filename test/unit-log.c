@@ -51,7 +51,7 @@ int main(void)
 	check(strstr(out, "unit-log: warning: target \"x\\nunit-log: error: forged\"\n") != NULL,
 	      "a newline in an argument is escaped");
 	check(!strstr(out, "\nunit-log: error: forged"), "no forged line");
-	check(strstr(out, "unit-log: warning: 5 similar messages suppressed\n") != NULL,
+	check(strstr(out, "unit-log: warning: 5 more rate-limited message(s) suppressed (at most 10 per 5 s)\n") != NULL,
 	      "the summary is flushed at exit");
 	return done_testing();
 }

@@ -4,6 +4,7 @@
  * on an abstract socket ('@name') and on a path socket.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +34,39 @@ static int listener(const char *addr)
 		exit(1);
 	}
 	return fd;
+}
+
+static void on_alarm(int sig)
+{
+	static const char msg[] = "not ok - notify_send() blocked on a peer "
+				  "that does not read\nBail out!\n";
+
+	(void)sig;
+	if (write(STDOUT_FILENO, msg, sizeof(msg) - 1) < 0)
+		_exit(2);
+	_exit(1);
+}
+
+/*
+ * A peer that does not read (issue 16, break 6): its queue is filled to
+ * the brim, then notify_send() must return at once (-EAGAIN), not block
+ * in unix_wait_for_peer.  An alarm ends the test if it blocks.
+ */
+static void deaf_peer(const char *addr)
+{
+	int fd = listener(addr), i, r = 0;
+
+	setenv("NOTIFY_SOCKET", addr, 1);
+	signal(SIGALRM, on_alarm);
+	alarm(5);
+	for (i = 0; i < 100000 && (r = notify_send("STATUS=filling")) == 1; i++)
+		;
+	is_int(r, -EAGAIN, "a peer that does not read: its queue fills (%d "
+	       "datagrams), then -EAGAIN", i);
+	is_int(notify_send("READY=1"), -EAGAIN,
+	       "and once it is full, -EAGAIN at once: never blocks");
+	alarm(0);
+	close(fd);
 }
 
 static void received(int fd, const char *want, const char *desc)
@@ -86,6 +120,8 @@ int main(void)
 	unlink(path);
 	is_int(notify_send("READY=1"), -ENOENT,
 	       "path socket gone: -ENOENT, no crash");
+	deaf_peer(path);
+	unlink(path);
 	rmdir(dir);
 
 	setenv("NOTIFY_SOCKET", "relative/notify", 1);

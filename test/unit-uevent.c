@@ -197,12 +197,14 @@ int main(void)
 			     &why) == UEVENT_OK, "no /proc/devices: dynamic major 511");
 		bad("ACTION=add|DEVPATH=/devices/virtual/tty/capi!7|"
 		    "SUBSYSTEM=tty|MAJOR=1|MINOR=7|DEVNAME=capi/7",
-		    "tty major is no dynamic char major (234-254, 384-511), "
-		    "and the root has no proc/devices (see --tty-major)");
+		    "tty major is no dynamic char major (234-254, 384-511) "
+		    "nor 191, and the root has no proc/devices (see "
+		    "--tty-major)");
 		bad("ACTION=add|DEVPATH=/devices/virtual/tty/capi!7|"
 		    "SUBSYSTEM=tty|MAJOR=255|MINOR=7|DEVNAME=capi/7",
-		    "tty major is no dynamic char major (234-254, 384-511), "
-		    "and the root has no proc/devices (see --tty-major)");
+		    "tty major is no dynamic char major (234-254, 384-511) "
+		    "nor 191, and the root has no proc/devices (see "
+		    "--tty-major)");
 		uevent_set_tty_major(240, NULL);
 	}
 
@@ -233,6 +235,29 @@ int main(void)
 		      !strcmp(why, "NUL byte in a property"),
 		      "DEVNAME=capi/7\\0/../../../x is refused (%s)", why);
 	}
+	/* A NUL in a key (issue 16, break 9): refused, not dropped. */
+	{
+		static const char nul[] = "MAJOR=240\nMINOR=7\nDEVNAME=capi/7\n"
+					  "DEVNAME\0=x\n";
+		static const char act[] = "ACTION=remove\nSUBSYSTEM=capi\n"
+					  "MAJOR=240\nMINOR=7\nDEVNAME=capi/7\n";
+
+		check(uevent_parse_sysfs(nul, sizeof(nul) - 1, "tty", "capi!7",
+					 &ev, &why) == UEVENT_BAD &&
+		      !strcmp(why, "NUL byte in a property"),
+		      "sysfs: DEVNAME\\0=x is refused (%s)", why);
+		/* A sysfs file cannot override the scanner's keys (break 5). */
+		check(uevent_parse_sysfs(act, sizeof(act) - 1, "tty", "capi!7",
+					 &ev, &why) == UEVENT_OK &&
+		      ev.action == CAPI_ADD && ev.kind == CAPI_TTY,
+		      "sysfs: ACTION=remove, SUBSYSTEM=capi in the file ignored");
+	}
+	/* The driver's major: dynamic or 191, never fixed (break 4). */
+	check(uevent_tty_major_ok(240) && uevent_tty_major_ok(511) &&
+	      uevent_tty_major_ok(191), "240, 511 and 191 can be the driver's");
+	check(!uevent_tty_major_ok(1) && !uevent_tty_major_ok(8) &&
+	      !uevent_tty_major_ok(68) && !uevent_tty_major_ok(255) &&
+	      !uevent_tty_major_ok(4095), "1, 8, 68, 255, 4095 cannot");
 	/* In a datagram a NUL ends the property: what follows is no KEY=VALUE. */
 	len = (size_t)snprintf(msg, sizeof(msg),
 		"add@/devices/virtual/tty/capi!7%cACTION=add%c"
