@@ -1,12 +1,14 @@
 #!/bin/bash
 # kernel/build.sh - build the capi-devd test kernel (bzImage + staged modules).
 #
-# Usage: kernel/build.sh [--debug] [--force] [--verbose] [--print-key]
+# Usage: kernel/build.sh [--debug|--kcsan] [--force] [--verbose] [--print-key]
 #        kernel/build.sh --source-tree
 #
 #   Extracts /usr/src/linux-source-6.1.tar.xz, applies kernel/patches/series
 #   (pristine when the series is missing or empty), configures tinyconfig +
-#   kernel/capi.config (+ kernel/debug.config with --debug), checks that every
+#   kernel/capi.config (+ kernel/debug.config with --debug: lockdep, KASAN,
+#   kmemleak; + kernel/kcsan.config with --kcsan: KCSAN, which excludes
+#   KASAN, so it is a variant of its own), checks that every
 #   option of the fragments made it into .config, builds bzImage and modules,
 #   installs the modules into a staging dir and runs depmod. When
 #   kernel/fixtures/pre-fix-names.patch exists, also builds drivers/isdn/capi
@@ -60,6 +62,7 @@ source_only=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--debug) variant=debug ;;
+	--kcsan) variant=kcsan ;;
 	--force) force=1 ;;
 	--verbose|-v) verbose=1 ;;
 	--print-key) print_key=1 ;;
@@ -78,6 +81,7 @@ tarball=/usr/src/$pkg.tar.xz
 frag_main="$here/capi.config"
 frag_pristine="$here/capi-pristine.config"
 frag_debug="$here/debug.config"
+frag_kcsan="$here/kcsan.config"
 patchdir="$here/patches"
 series="$patchdir/series"
 fixture="$here/fixtures/pre-fix-names.patch"
@@ -130,7 +134,13 @@ fi
 pkgver=$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null || true)
 [ -n "$pkgver" ] || pkgver="unknown-$(stat -c %s-%Y "$tarball")"
 fragments=("$frag_main")
-[ "$variant" = debug ] && fragments+=("$frag_debug")
+case $variant in
+debug) fragments+=("$frag_debug") ;;
+kcsan) fragments+=("$frag_kcsan") ;;
+esac
+for f in "${fragments[@]}"; do
+	[ -r "$f" ] || die "$f is missing"
+done
 
 manifest() {
 	echo "package $pkg $pkgver"

@@ -23,6 +23,7 @@
 #include "notify.h"
 #include "policy.h"
 #include "source.h"
+#include "static_node.h"
 #include "tree.h"
 #include "uevent.h"
 #include "verify.h"
@@ -636,6 +637,9 @@ static int run_live(struct daemon *d, const char *root, const char *devdir)
 	else if (modload_capi(d->sysdir, o->dry_run) < 0)
 		log_warn("going on without the CAPI driver: names appear "
 			 "when it is loaded");
+	/* Without udevd, no rule gives the static node group and mode. */
+	if (d->owner == OWN_ALL)
+		static_node_apply(&d->tree, root);
 	return run_daemon(d, kind);
 }
 

@@ -6,7 +6,8 @@
 # and returns non-zero (the builder said why on stderr) when there is none.
 #
 #   CAPI_KERNEL_KIND=test (default)  our kernel: kernel/build.sh
-#                                    (CAPI_KERNEL_DEBUG=1: --debug)
+#                                    (CAPI_KERNEL_DEBUG=1: --debug,
+#                                    CAPI_KERNEL_DEBUG=kcsan: --kcsan)
 #   CAPI_KERNEL_KIND=stock           Debian's own kernel: kernel/stock.sh;
 #       it has what the VM boots on built in (8250 serial, devtmpfs, tmpfs,
 #       unix sockets, debugfs), so the initramfs gets only the modules of
@@ -21,7 +22,13 @@ pick_kernel() {
 	kind_opts=()
 	case ${CAPI_KERNEL_KIND:-test} in
 	test)
-		[ "${CAPI_KERNEL_DEBUG:-0}" = 1 ] && dbg=(--debug)
+		case ${CAPI_KERNEL_DEBUG:-0} in
+		0) ;;
+		1) dbg=(--debug) ;;
+		kcsan) dbg=(--kcsan) ;;
+		*) echo "CAPI_KERNEL_DEBUG must be 0, 1 or kcsan, not '$CAPI_KERNEL_DEBUG'" >&2
+			return 1 ;;
+		esac
 		[ -n "$kout" ] || kout=$("$top/kernel/build.sh" ${dbg[@]+"${dbg[@]}"} | tail -n1) || return 1 ;;
 	stock)
 		kind_opts=(--module-subset "${CAPI_VM_STOCK_MODULES:-kernelcapi capisim

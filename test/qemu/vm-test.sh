@@ -12,6 +12,7 @@
 # Environment (besides those of run.sh and kernel/build.sh):
 #   CAPI_KERNEL_OUT     use this kernel/build.sh result, do not build
 #   CAPI_KERNEL_DEBUG=1 build/use the --debug kernel (kernel/debug.config)
+#   CAPI_KERNEL_DEBUG=kcsan  the --kcsan kernel (kernel/kcsan.config)
 #   CAPI_VM_MODULES     staging (default) or staging-prefix (pre-fix names fixture)
 #   CAPI_VM_APPEND      more kernel command line
 #   CAPI_KERNEL_KIND    test (default) or stock: Debian's own kernel

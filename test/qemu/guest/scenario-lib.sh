@@ -34,9 +34,25 @@ run_scenarios() {
 	finish
 }
 
-# The kernel's own reports: WARN, BUG, and on the debug kernel lockdep and
-# KASAN, which report through them.
-bad_dmesg() { dmesg | grep -E 'WARNING:|BUG:|Oops|Call Trace|general protection|list_(add|del) corruption'; }
+# The kernel's own reports: WARN, BUG, and on the debug kernels lockdep,
+# KASAN and KCSAN, which report through them.  KCSAN (kernel/kcsan.config)
+# reports every data race it sees, most of them in the rest of the kernel:
+# a report counts only when CAPI code takes part in it (capi in one of its
+# lines: a function, or the module kernelcapi or capisim); kcsan_others
+# lists the rest.
+kcsan_split() {	# kcsan_split ours|others: the KCSAN reports of that kind
+	dmesg | awk -v want="$1" '
+		/BUG: KCSAN: / { blk = $0 "\n"; inblk = 1; next }
+		inblk && /=====/ {
+			inblk = 0
+			if ((blk ~ /capi/) == (want == "ours")) printf "%s", blk
+			next
+		}
+		inblk { blk = blk $0 "\n"; next }
+		want == "ours" { print }'
+}
+bad_dmesg() { kcsan_split ours | grep -E 'WARNING:|BUG:|Oops|Call Trace|general protection|list_(add|del) corruption'; }
+kcsan_others() { kcsan_split others | grep 'BUG: KCSAN: '; }
 no_bad_dmesg() { ! bad_dmesg >/dev/null; }
 # kmemleak, on a debug kernel (make check-debug) only: after two scans, no
 # leak with capi in its backtrace or an address in module space (an
@@ -53,8 +69,17 @@ no_capi_leak() {
 # nothing CAPI leaked.
 kernel_clean() {
 	scenario "end of boot"
-	check "no kernel warning, BUG, lockdep or KASAN report" no_bad_dmesg || dmesg | tail -n 80 | diag
+	check "no kernel warning, BUG, lockdep, KASAN or KCSAN report" no_bad_dmesg || kcsan_split ours | tail -n 80 | diag
 	! have_kmemleak || no_capi_leak
+	! have_kcsan || kcsan_summary
+}
+# On the KCSAN kernel: that it watched, on how many CPUs, and the races it
+# found outside CAPI code (not failures: the rest of the kernel's).
+have_kcsan() { [ -r /sys/kernel/debug/kcsan ]; }
+kcsan_summary() {
+	diag "KCSAN on $(nproc) CPU(s): $(tr '\n' ' ' </sys/kernel/debug/kcsan | sed 's/ \{1,\}/ /g' | cut -c1-400)"
+	diag "KCSAN reports outside CAPI code: $(kcsan_others | wc -l)"
+	kcsan_others | sed 's/^\[[^]]*\] //' | sort | uniq -c | diag
 }
 finish() {
 	kernel_clean
@@ -180,4 +205,26 @@ echo_through() {	# echo_through PATH: bytes written come back
 	got=$(timeout 5 head -c ${#want} <&9)
 	exec 9>&-
 	[ "$got" = "$want" ]
+}
+# The static /dev/capi20 whose first open loads kernelcapi (issue 15 section 3).
+static_is() {	# static_is "OWNER GROUP MODE": char 68:0 with them
+	[ "$(stat -c '%F %Hr:%Lr %U %G %a' /dev/capi20 2>&1)" = "character special file 68:0 $1" ]
+}
+# As a member of dialout who is not root (nobody, group dialout added):
+# open /dev/capi20 read-write, as libcapi20 does.
+as_dialout() { setpriv --reuid=65534 --regid=65534 --groups=dialout "$@"; }
+dialout_opens() {	# dialout_opens LABEL: the open succeeds, kernelcapi loads
+	local out r
+	out=$(as_dialout bash -c 'exec 3<>/dev/capi20' 2>&1)
+	r=$?
+	check "$1: a dialout user (uid 65534) opens /dev/capi20 (exit $r${out:+: $out})" test $r = 0
+	check "$1: that open loaded kernelcapi" test -d /sys/module/kernelcapi
+}
+# Unload the driver: the static node stays, with what it had.
+driver_out() {
+	local m
+	for m in capisim kernelcapi; do
+		! grep -q "^$m " /proc/modules || modprobe -r "$m"
+	done
+	check "kernelcapi is unloaded" test ! -d /sys/module/kernelcapi
 }

@@ -177,4 +177,34 @@ scenario_12() {
 	verify "after the SIGKILL storm"
 }
 
-run_scenarios 2 3 8 11 12
+scenario_19() {
+	scenario "19 first open by a dialout user (capi-devd)"
+	# Without udevd, no rule gives the static /dev/capi20 its group: at
+	# start-up capi-devd does, and makes the node from modules.devname if
+	# nothing did.  It runs outside capi-devd.service here: the unit's
+	# ExecStartPre loads the driver, and this start must find it absent.
+	local how pid
+	systemctl stop capi-devd.service
+	for how in "kmod-static-nodes made it root:root 0600" "it is missing"; do
+		driver_out
+		case $how in
+		kmod*) chown root:root /dev/capi20; chmod 0600 /dev/capi20 ;;
+		*) rm -f /dev/capi20 ;;
+		esac
+		capi-devd --no-modprobe 2>/tmp/static.log &
+		pid=$!
+		check "$how: capi-devd starts (no driver loaded)" wait_for 15 grep -q 'start: ' /tmp/static.log ||
+			diag </tmp/static.log
+		check "$how: /dev/capi20 is char 68:0, root dialout 0660" static_is "root dialout 660" ||
+			{ stat -c '%F %Hr:%Lr %U %G %a' /dev/capi20 2>&1; cat /tmp/static.log; } | diag
+		dialout_opens "$how"
+		kill -TERM $pid
+		wait $pid
+	done
+	check "capi-devd logged the node it made" grep -q 'made the static node /dev/capi20' /tmp/static.log
+	modprobe capisim $CAPISIM_PARAMS
+	systemctl start capi-devd.service
+	check "capi-devd.service is back" systemctl -q is-active capi-devd.service
+}
+
+run_scenarios 2 3 8 11 12 19

@@ -196,4 +196,31 @@ scenario_13() {
 	systemctl daemon-reload
 }
 
-run_scenarios 1 10 4 5 7 9 13
+scenario_18() {
+	scenario "18 first open by a dialout user (rules)"
+	# As at a boot with the rules installed and capi-devd.service not
+	# enabled: kmod-static-nodes and tmpfiles make the static /dev/capi20
+	# (root:root 0600, from modules.devname) before udevd starts; udevd
+	# applies OPTIONS+="static_node=capi20" when it starts.
+	systemctl stop capi-devd.service
+	driver_out
+	rm -f /dev/capi20
+	systemctl restart kmod-static-nodes.service systemd-tmpfiles-setup-dev.service
+	check "kmod-static-nodes made /dev/capi20 root:root 0600" static_is "root root 600" ||
+		stat -c '%F %Hr:%Lr %U %G %a' /dev/capi20 2>&1 | diag
+	systemctl restart systemd-udevd.service
+	check "udevd's start gave it group dialout, mode 0660 (static_node=capi20)" \
+		wait_for 10 static_is "root dialout 660" || stat -c '%U %G %a' /dev/capi20 2>&1 | diag
+	dialout_opens "rules, no capi-devd"
+	# ... and that user makes a call: the names of its tty are dialout's too.
+	modprobe capisim $CAPISIM_PARAMS
+	out=$(as_dialout capi-call -n 1 2>&1)
+	r=$?
+	check "the dialout user places a call through libcapi20 and echoes through its tty (exit $r)" test $r = 0 ||
+		grep -v '^ok' <<<"$out" | diag
+	settle
+	systemctl start capi-devd.service
+	check "capi-devd is back" systemctl -q is-active capi-devd.service
+}
+
+run_scenarios 1 10 4 5 7 9 13 18
