@@ -22,6 +22,16 @@
 /* ".#capi-devd.PID.RANDOM." */
 #define TREE_TMP_PREFIX ".#capi-devd."
 
+/*
+ * A directory of the dev root kept open for the direct path while only
+ * root can write it (capi/, isdn/); see "The direct path" in tree.c.
+ */
+#define TREE_DIRS 2
+struct tree_dir {
+	char name[8];
+	int fd;			/* -1: not open */
+};
+
 struct tree {
 	int devfd;		/* the dev root, O_DIRECTORY */
 	const char *shown;	/* how to print the dev root in messages */
@@ -32,6 +42,9 @@ struct tree {
 	unsigned long changes;	/* operations that changed the disk */
 	unsigned long refused;	/* names left alone: foreign or unsafe */
 	char tmp[48];		/* prefix of our temporary names, per process */
+	bool root_only;		/* only root can write the dev root */
+	bool nodes_there;	/* the last node we looked for was there */
+	struct tree_dir dirs[TREE_DIRS];
 };
 
 int tree_open(struct tree *t, const char *devdir);
