@@ -18,8 +18,9 @@
 #     (/proc/PID/schedstat, from the end of the first round to the end), so
 #     the script's work and waits do not count;
 #   static tree: one replay of all the rounds into an empty dev; capi-devd
-#     also makes every node (and sets its group) and removes it.  Timed by
-#     its CPU time (user + system, bash's time).
+#     also makes every node, sets its group (20, not root's: it must be
+#     set) and removes it.  Timed by its CPU time (user + system, bash's
+#     time).
 # Each against bench/replay-floor, the same names with nothing else (its
 # CPU time):
 #   links (devtmpfs-like): per add a symlink at a temporary name and a
@@ -49,7 +50,7 @@ UNITS=256
 rounds_of() { local r=$(( ($1 - 2) / (2 * UNITS) )); echo $((r >= 1 ? r : 1)); }
 ROUNDS=$(rounds_of "$EVENTS")
 CROUNDS=$(rounds_of "$COUNT_EVENTS")
-DEVD_OPTS=(--group=0 --mode=0660 --tty-major=240)
+DEVD_OPTS=(--mode=0660 --tty-major=240)
 
 ev() {	# ev ACTION: the records of all 256 ttys
 	awk -v units="$UNITS" -v action="$1" 'BEGIN {
@@ -105,7 +106,8 @@ like() {
 	rm -rf "$W/root" "$W/fifo" && mkdir -p "$W/root/dev"
 	mknod "$W/root/dev/capi20" c 68 0
 	mkfifo "$W/fifo"
-	"${@:2}" "$DEVD" --root="$W/root" "${DEVD_OPTS[@]}" --replay="$W/fifo" 2>"$W/log" &
+	"${@:2}" "$DEVD" --root="$W/root" --group=0 "${DEVD_OPTS[@]}" \
+		--replay="$W/fifo" 2>"$W/log" &
 	pid=$!
 	exec 7>"$W/fifo"
 	ctl add >&7
@@ -137,7 +139,7 @@ static() {
 	} >"$W/events"
 	rm -rf "$W/root" && mkdir -p "$W/root/dev"
 	t=$( { TIMEFORMAT='%3U %3S'; time "${@:2}" "$DEVD" --root="$W/root" \
-		"${DEVD_OPTS[@]}" --replay="$W/events" 2>"$W/log"; } 2>&1 )
+		--group=20 "${DEVD_OPTS[@]}" --replay="$W/events" 2>"$W/log"; } 2>&1 )
 	applied
 	ns=$(awk -v u="${t% *}" -v s="${t#* }" 'BEGIN { printf "%.0f", (u + s) * 1e9 }')
 }

@@ -9,7 +9,7 @@
  *   links (the devtmpfs-like replay): an add is a symlink at a temporary
  *     name renamed to DEVDIR/capi20.NN (-> capi/N), a remove one unlink;
  *   nodes (the static tree, where the namer makes the nodes): an add is
- *     mknod DEVDIR/capi/N (char 240:N, mode 0660), its chgrp (group 0)
+ *     mknod DEVDIR/capi/N (char 240:N, mode 0660), its chgrp (group 20)
  *     and the symlink DEVDIR/capi20.NN made at its name; a remove unlinks
  *     both.  DEVDIR/capi must exist.
  * Prints "floor: EVENTS events cpu_ns NS wall_ns NS" with the CPU time of
@@ -26,6 +26,7 @@
 
 #define UNITS 256
 #define TTY_MAJOR 240
+#define TTY_GROUP 20	/* replay-bench.sh's --group for the static tree */
 
 static char name[UNITS][16], target[UNITS][16];
 
@@ -50,7 +51,7 @@ static int nodes_round(int dfd)
 	for (n = 0; n < UNITS; n++)
 		if (mknodat(dfd, target[n], S_IFCHR | 0660,
 			    makedev(TTY_MAJOR, n)) < 0 ||
-		    fchownat(dfd, target[n], (uid_t)-1, 0,
+		    fchownat(dfd, target[n], (uid_t)-1, TTY_GROUP,
 			     AT_SYMLINK_NOFOLLOW) < 0 ||
 		    symlinkat(target[n], dfd, name[n]) < 0)
 			return -1;

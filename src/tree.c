@@ -20,6 +20,8 @@
  *    checked after the exchange, and exchanged back if it is not ours.
  * Temporary names are ".#capi-devd.PID.RANDOM.NAME": per process and not
  * guessable; coldplug sweeps those of processes that are gone.
+ * Where only root can write, none of this is needed: see "The direct
+ * path" below.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -662,7 +664,7 @@ static int node_gone_direct(struct tree *t, const struct name_op *op)
 	if (!is_our_node(&st, op))
 		return 0;
 	if (unlinkat(dfd, base, 0) < 0)
-		return failed(t, "remove", op->path);
+		return errno == ENOENT ? 0 : failed(t, "remove", op->path);
 	changed(t);
 	/* As devtmpfs does: an emptied directory goes too. */
 	if (dfd != t->devfd && unlinkat(t->devfd, dir, AT_REMOVEDIR) == 0) {
@@ -704,7 +706,7 @@ static int unlink_direct(struct tree *t, const struct name_op *op)
 	if (strcmp(cur, op->target))
 		return 0;
 	if (unlinkat(dfd, base, 0) < 0)
-		return failed(t, "remove", op->path);
+		return errno == ENOENT ? 0 : failed(t, "remove", op->path);
 	return changed(t);
 }
 

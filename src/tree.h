@@ -8,7 +8,9 @@
  * replaced or removed; anything else standing at a name is reported and
  * left alone.  What is changed or removed is checked through a file
  * descriptor or under a private temporary name, never by a path that a
- * concurrent writer could swap between the check and the act.
+ * concurrent writer could swap between the check and the act; only in a
+ * directory that nobody but root can write, where no such writer is, do
+ * operations go straight at the names.
  */
 #ifndef CAPI_DEVD_TREE_H
 #define CAPI_DEVD_TREE_H
