@@ -16,7 +16,7 @@ clang libclang-rt-14-dev
 libcapi20-dev libcapi20-3
 dkms
 ppp iproute2 iputils-ping
-busybox gnuplot-nox
+busybox gnuplot-nox strace
 "
 
 missing=""

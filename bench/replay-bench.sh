@@ -1,11 +1,14 @@
 #!/bin/bash
-# replay-bench.sh - events per second through capi-devd --replay on tmpfs,
-# against the syscall floor, in the same run.
+# replay-bench.sh - capi-devd --replay on tmpfs against the syscall floor,
+# in the same run: events per second and system calls per event.
 # Usage: bench/replay-bench.sh [path/to/capi-devd] [events]
 #   REPLAY_FLOOR: the built bench/replay-floor (default: next to capi-devd)
+#   COUNT_EVENTS: events of the runs whose system calls are counted
+#     (default 20000)
 # Generates uevents of the driver's 256 ttys (minors 0-255, capi-devd
 # refuses others), rounds of all added then all removed, about EVENTS
-# (default 200000) in all, and replays them into a tmpfs root:
+# (default 200000) in all, and replays them into a tmpfs root that only
+# root can write, in two workloads:
 #   devtmpfs-like: the nodes are there for the adds (capi-devd checks them
 #     and makes the links) and gone for the removes (devtmpfs deletes a node
 #     before its remove event; capi-devd removes the links).  The events go
@@ -14,26 +17,40 @@
 #     capi-devd has done the half.  Timed by capi-devd's own CPU time
 #     (/proc/PID/schedstat, from the end of the first round to the end), so
 #     the script's work and waits do not count;
-#   floor: bench/replay-floor, the same names with nothing else: per add a
-#     symlink at a temporary name and a rename, per remove an unlink
-#     (its CPU time);
-#   ratio: devtmpfs-like / floor, events/s;
-#   empty dev: one replay of all the rounds, capi-devd also makes and
-#     removes every node (wall time).
+#   static tree: one replay of all the rounds into an empty dev; capi-devd
+#     also makes every node, sets its group (20, not root's: it must be
+#     set) and removes it.  Timed by its CPU time (user + system, bash's
+#     time).
+# Each against bench/replay-floor, the same names with nothing else (its
+# CPU time):
+#   links (devtmpfs-like): per add a symlink at a temporary name and a
+#     rename, per remove an unlink;
+#   nodes (static tree): per add mknod, chgrp and symlink, per remove two
+#     unlinks.
+# ratio: capi-devd / floor, events/s; it moves with the machine's load.
+# syscalls/event: strace -c -f of capi-devd (start-up included) and of
+# the floor, on about COUNT_EVENTS events of the same workload: a figure
+# that does not move with the load.
 set -eu
 DEVD=${1:-./capi-devd}
 EVENTS=${2:-200000}
+COUNT_EVENTS=${COUNT_EVENTS:-20000}
 FLOOR=${REPLAY_FLOOR:-$(dirname "$DEVD")/bench/replay-floor}
 [ "$(id -u)" = 0 ] || { echo "replay-bench: run as root (mknod, mount)" >&2; exit 1; }
 [ -x "$DEVD" ] || { echo "replay-bench: $DEVD is not built (make first)" >&2; exit 1; }
 [ -x "$FLOOR" ] || { echo "replay-bench: $FLOOR is not built (make first)" >&2; exit 1; }
+command -v strace >/dev/null ||
+	{ echo "replay-bench: strace is missing: run ./install-deps.sh" >&2; exit 1; }
 
 W=$(mktemp -d /tmp/capi-devd-bench.XXXXXX)
 mount -t tmpfs -o size=512m,mode=0755 capi-bench "$W"
 pid=
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; exec 7>&- 2>/dev/null; wait 2>/dev/null; umount "$W"; rmdir "$W"' EXIT
 UNITS=256
-ROUNDS=$(( (EVENTS - 2) / (2 * UNITS) )); [ $ROUNDS -ge 1 ] || ROUNDS=1
+rounds_of() { local r=$(( ($1 - 2) / (2 * UNITS) )); echo $((r >= 1 ? r : 1)); }
+ROUNDS=$(rounds_of "$EVENTS")
+CROUNDS=$(rounds_of "$COUNT_EVENTS")
+DEVD_OPTS=(--mode=0660 --tty-major=240)
 
 ev() {	# ev ACTION: the records of all 256 ttys
 	awk -v units="$UNITS" -v action="$1" 'BEGIN {
@@ -51,7 +68,21 @@ report() {	# report LABEL EVENTS NS
 		printf "%-30s %7d events in %6.3f s: %8.0f events/s\n", label, n, ns / 1e9, n / (ns / 1e9) }'
 }
 rate() { awk -v n="$1" -v ns="$2" 'BEGIN { printf "%.0f", n / (ns / 1e9) }'; }
+ratio() {	# ratio WORKLOAD EVENTS NS FLOOR-EVENTS FLOOR-NS
+	awk -v w="$1" -v a="$(rate "$2" "$3")" -v b="$(rate "$4" "$5")" \
+		'BEGIN { printf "replay-bench: %s/floor ratio %.2f (%d / %d events/s)\n", w, a / b, a, b }'
+}
 cpu_ns() { local a; read -r a _ <"/proc/$1/schedstat"; echo "$a"; }
+calls() { awk '$NF == "total" { print $4 }' "$1"; }	# calls STRACE-C-FILE
+syscalls() {	# syscalls WORKLOAD CALLS EVENTS FLOOR-CALLS FLOOR-EVENTS
+	awk -v w="$1" -v c="$2" -v n="$3" -v fc="$4" -v fn="$5" 'BEGIN {
+		a = c / n; b = fc / fn
+		printf "replay-bench: %s syscalls/event %.2f, floor %.2f: %.2f x the floor\n", w, a, b, a / b }'
+}
+applied() {	# applied: the replay's summary says every event was applied
+	grep -q "0 ignored, 0 bad" "$W/log" ||
+		{ echo "replay-bench: not every event was applied:" >&2; cat "$W/log" >&2; exit 1; }
+}
 wait_until() {	# wait_until TEST-ARGS...: poll, 1 ms apart, 10 s at most
 	local i
 	for ((i = 0; i < 10000; i++)); do
@@ -61,58 +92,85 @@ wait_until() {	# wait_until TEST-ARGS...: poll, 1 ms apart, 10 s at most
 	echo "replay-bench: capi-devd did not follow (test $*)" >&2
 	exit 1
 }
+floor() {	# floor ROUNDS MODE [WRAPPER...]: "floor: EVENTS events cpu_ns NS ..."
+	rm -rf "$W/root" && mkdir -p "$W/root/dev/capi"
+	"${@:3}" "$FLOOR" "$W/root/dev" "$1" "$2"
+}
+
+# like ROUNDS [WRAPPER...]: the devtmpfs-like replay, through a FIFO; sets
+# c0 and c1, capi-devd's CPU time after round 0 and at the end (without a
+# wrapper).  The nodes as devtmpfs would have made them are kept aside to
+# copy back for each round.
+like() {
+	local rounds=$1 last=$W/root/dev/capi20.$((UNITS - 1)) r
+	rm -rf "$W/root" "$W/fifo" && mkdir -p "$W/root/dev"
+	mknod "$W/root/dev/capi20" c 68 0
+	mkfifo "$W/fifo"
+	"${@:2}" "$DEVD" --root="$W/root" --group=0 "${DEVD_OPTS[@]}" \
+		--replay="$W/fifo" 2>"$W/log" &
+	pid=$!
+	exec 7>"$W/fifo"
+	ctl add >&7
+	for ((r = 0; r <= rounds; r++)); do
+		cp -a "$W/nodes/capi" "$W/root/dev/"
+		cat "$W/adds" >&7
+		wait_until -L "$last"
+		rm -rf "$W/root/dev/capi"
+		cat "$W/removes" >&7
+		wait_until ! -L "$last"
+		# Round 0 warms up (start-up, first allocation of everything).
+		[ $# -gt 1 ] || [ $r != 0 ] || c0=$(cpu_ns $pid)
+	done
+	[ $# -gt 1 ] || c1=$(cpu_ns $pid)
+	ctl remove >&7
+	exec 7>&-
+	wait $pid
+	pid=
+	applied
+}
+
+# static ROUNDS [WRAPPER...]: the static-tree replay; sets ns, its CPU time.
+static() {
+	local t
+	{
+		ctl add
+		for ((r = 0; r < $1; r++)); do cat "$W/adds" "$W/removes"; done
+		ctl remove
+	} >"$W/events"
+	rm -rf "$W/root" && mkdir -p "$W/root/dev"
+	t=$( { TIMEFORMAT='%3U %3S'; time "${@:2}" "$DEVD" --root="$W/root" \
+		--group=20 "${DEVD_OPTS[@]}" --replay="$W/events" 2>"$W/log"; } 2>&1 )
+	applied
+	ns=$(awk -v u="${t% *}" -v s="${t#* }" 'BEGIN { printf "%.0f", (u + s) * 1e9 }')
+}
 
 echo "capi-devd replay benchmark: tmpfs root, $(nproc) CPU(s), $(uname -r)"
-
-# devtmpfs-like, through a FIFO.  The nodes as devtmpfs would have made
-# them, kept aside to copy back for each round.
-mkdir -p "$W/nodes/capi" "$W/root/dev"
+mkdir -p "$W/nodes/capi"
 for ((n = 0; n < UNITS; n++)); do mknod -m 0660 "$W/nodes/capi/$n" c 240 $n; done
-mknod "$W/root/dev/capi20" c 68 0
-mkfifo "$W/fifo"
-"$DEVD" --root="$W/root" --group=0 --mode=0660 --tty-major=240 --replay="$W/fifo" 2>"$W/log" &
-pid=$!
-exec 7>"$W/fifo"
-ctl add >&7
-last=$W/root/dev/capi20.$((UNITS - 1))
-for ((r = 0; r <= ROUNDS; r++)); do
-	cp -a "$W/nodes/capi" "$W/root/dev/"
-	cat "$W/adds" >&7
-	wait_until -L "$last"
-	rm -rf "$W/root/dev/capi"
-	cat "$W/removes" >&7
-	wait_until ! -L "$last"
-	# Round 0 warms up (start-up, first allocation of everything).
-	[ $r = 0 ] && c0=$(cpu_ns $pid)
-done
-c1=$(cpu_ns $pid)
-ctl remove >&7
-exec 7>&-
-wait $pid
-pid=
-grep -q "0 ignored, 0 bad" "$W/log" ||
-	{ echo "replay-bench: not every event was applied:" >&2; cat "$W/log" >&2; exit 1; }
+STRACE=(strace -c -f -o "$W/strace")
+
+like "$ROUNDS"
 n_like=$((2 * UNITS * ROUNDS))
 ns_like=$((c1 - c0))
 report "devtmpfs-like (cpu time)" $n_like $ns_like
+read -r _ n_floor _ _ ns_floor _ < <(floor "$ROUNDS" links)
+report "floor, links (cpu time)" "$n_floor" "$ns_floor"
+ratio devtmpfs-like $n_like $ns_like "$n_floor" "$ns_floor"
+like "$CROUNDS" "${STRACE[@]}"
+c_like=$(calls "$W/strace")
+floor "$CROUNDS" links "${STRACE[@]}" >/dev/null
+syscalls devtmpfs-like "$c_like" $((2 * UNITS * (CROUNDS + 1) + 2)) \
+	"$(calls "$W/strace")" $((2 * UNITS * CROUNDS))
 
-# The floor, on the same kind of tree.
-rm -rf "$W/root" && mkdir -p "$W/root/dev/capi"
-read -r _ n_floor _ _ ns_floor _ < <("$FLOOR" "$W/root/dev" "$ROUNDS")
-report "floor (cpu time)" "$n_floor" "$ns_floor"
-awk -v a="$(rate $n_like $ns_like)" -v b="$(rate "$n_floor" "$ns_floor")" \
-	'BEGIN { printf "replay-bench: devtmpfs-like/floor ratio %.2f (%d / %d events/s)\n", a / b, a, b }'
-
-# Empty dev: all the rounds in one replay.
-{
-	ctl add
-	for ((r = 0; r < ROUNDS; r++)); do cat "$W/adds" "$W/removes"; done
-	ctl remove
-} >"$W/events"
-rm -rf "$W/root" && mkdir -p "$W/root/dev"
-t0=$(date +%s%N)
-"$DEVD" --root="$W/root" --group=0 --mode=0660 --tty-major=240 --replay="$W/events" 2>"$W/log"
-t1=$(date +%s%N)
-grep -q "0 ignored, 0 bad" "$W/log" ||
-	{ echo "replay-bench: not every event was applied:" >&2; cat "$W/log" >&2; exit 1; }
-report "empty dev (wall time)" $((2 * UNITS * ROUNDS + 2)) $((t1 - t0))
+static "$ROUNDS"
+n_static=$((2 * UNITS * ROUNDS + 2))
+ns_static=$ns
+report "static tree (cpu time)" $n_static "$ns_static"
+read -r _ n_floor _ _ ns_floor _ < <(floor "$ROUNDS" nodes)
+report "floor, nodes (cpu time)" "$n_floor" "$ns_floor"
+ratio static-tree $n_static "$ns_static" "$n_floor" "$ns_floor"
+static "$CROUNDS" "${STRACE[@]}"
+c_static=$(calls "$W/strace")
+floor "$CROUNDS" nodes "${STRACE[@]}" >/dev/null
+syscalls static-tree "$c_static" $((2 * UNITS * CROUNDS + 2)) \
+	"$(calls "$W/strace")" $((2 * UNITS * CROUNDS))

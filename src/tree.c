@@ -20,6 +20,8 @@
  *    checked after the exchange, and exchanged back if it is not ours.
  * Temporary names are ".#capi-devd.PID.RANDOM.NAME": per process and not
  * guessable; coldplug sweeps those of processes that are gone.
+ * Where only root can write, none of this is needed: see "The direct
+ * path" below.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -88,6 +90,69 @@ static const char *split_path(const char *path, char *dir, size_t dirsize)
 }
 
 /*
+ * The direct path.  The careful steps below (rename aside, O_PATH checks,
+ * exchange and check) close the windows that another writer could use.
+ * Where only root can make, rename or remove entries in a directory,
+ * nobody but root writes there, and root is not raced against: there an
+ * operation goes straight at its name (mknodat, fchownat, symlinkat,
+ * unlinkat after one check) and keeps the directory open between events.
+ * Each directory's owner and mode are checked once, when its fd is
+ * opened; a directory that anyone else can write takes the careful path,
+ * and so does everything under a dev root that anyone else can write.
+ * A kept directory that was removed (by devtmpfs, by us, by root) is
+ * opened again by name: in a removed directory every lookup and every
+ * create fails with ENOENT, and its link count is 0.
+ */
+static bool only_root_writes(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == 0 &&
+	       !(st.st_mode & (S_IWGRP | S_IWOTH));
+}
+
+/* The direct path makes nodes with their mode: only under umask 0. */
+static bool umask_is_zero(void)
+{
+	mode_t m = umask(0);
+
+	umask(m);
+	return m == 0;
+}
+
+static void direct_open(struct tree *t)
+{
+	int i;
+
+	t->root_only = only_root_writes(t->devfd) && umask_is_zero();
+	t->nodes_there = false;
+	for (i = 0; i < TREE_DIRS; i++)
+		t->dirs[i].fd = -1;
+}
+
+/* Forget the kept fd of directory dir: it is gone or not what we expect. */
+static void direct_drop(struct tree *t, const char *dir)
+{
+	int i;
+
+	for (i = 0; i < TREE_DIRS; i++) {
+		if (t->dirs[i].fd >= 0 && !strcmp(t->dirs[i].name, dir)) {
+			close(t->dirs[i].fd);
+			t->dirs[i].fd = -1;
+		}
+	}
+}
+
+static void direct_close(struct tree *t)
+{
+	int i;
+
+	for (i = 0; i < TREE_DIRS; i++)
+		if (t->dirs[i].fd >= 0)
+			direct_drop(t, t->dirs[i].name);
+}
+
+/*
  * The dev root itself is opened without following a symlink: a dev
  * directory that is one (a chroot's /dev -> /elsewhere, or one planted by
  * the owner of --root) is refused, never followed (ELOOP).
@@ -118,11 +183,14 @@ int tree_open(struct tree *t, const char *devdir)
 	}
 	snprintf(t->tmp, sizeof(t->tmp), TREE_TMP_PREFIX "%ld.%016llx.",
 		 (long)getpid(), rnd);
+	direct_open(t);
 	return 0;
 }
 
 void tree_close(struct tree *t)
 {
+	if (t->devfd >= 0)
+		direct_close(t);
 	if (t->devfd >= 0)
 		close(t->devfd);
 	t->devfd = -1;
@@ -481,6 +549,185 @@ static int refuse_node(struct tree *t, const struct name_op *op,
 	return refuse(t, op->path, what);
 }
 
+/* A direct path's answer when it cannot tell: take the careful path. */
+#define CAREFUL (-2)
+
+/*
+ * The kept fd of directory dir ("" for the dev root), when only root can
+ * write it; with open, a directory not kept yet is opened and checked.
+ * -1: take the careful path.
+ */
+static int direct_dir(struct tree *t, const char *dir, bool open)
+{
+	struct tree_dir *slot = NULL;
+	int i, fd;
+
+	if (!t->root_only || t->dry_run)
+		return -1;
+	if (!dir[0])
+		return t->devfd;
+	for (i = 0; i < TREE_DIRS; i++) {
+		if (t->dirs[i].fd >= 0 && !strcmp(t->dirs[i].name, dir))
+			return t->dirs[i].fd;
+		if (t->dirs[i].fd < 0 && !slot)
+			slot = &t->dirs[i];
+	}
+	if (!open || !slot || strlen(dir) >= sizeof(slot->name))
+		return -1;
+	fd = openat(t->devfd, dir, O_DIR_NOFOLLOW);
+	if (fd < 0)
+		return -1;
+	if (!only_root_writes(fd)) {
+		close(fd);
+		return -1;
+	}
+	strcpy(slot->name, dir);
+	slot->fd = fd;
+	return fd;
+}
+
+/* Is "nothing there" in dfd true, not the answer of a removed directory? */
+static bool dir_alive(const struct tree *t, int dfd)
+{
+	struct stat st;
+
+	return dfd == t->devfd || (fstat(dfd, &st) == 0 && st.st_nlink > 0);
+}
+
+/* A lookup in kept directory dir found nothing: is it still there? */
+static int direct_missed(struct tree *t, int dfd, const char *dir)
+{
+	if (errno == ENOENT && !dir_alive(t, dfd)) {
+		direct_drop(t, dir);
+		return CAREFUL;
+	}
+	return 0;
+}
+
+/*
+ * Group and mode of the node at base in dfd where only root writes, so
+ * by name: 0 right, 1 set, -1 failed; CAREFUL when it is not op's node
+ * (errno ENOENT when nothing is there).  A chgrp drops the special bits,
+ * which the mode of the direct path never has.
+ */
+static int node_check(struct tree *t, int dfd, const char *base,
+		      const struct name_op *op)
+{
+	struct stat st;
+
+	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return CAREFUL;
+	if (!is_our_node(&st, op)) {
+		errno = EEXIST;
+		return CAREFUL;
+	}
+	if (!op->perms || perms_right(t, &st))
+		return 0;
+	if ((st.st_gid != t->gid &&
+	     fchownat(dfd, base, (uid_t)-1, t->gid, AT_SYMLINK_NOFOLLOW) < 0) ||
+	    ((st.st_mode & MODE_BITS) != t->mode &&
+	     fchmodat(dfd, base, t->mode, 0) < 0))
+		return failed(t, "set group and mode of", op->path);
+	return changed(t);
+}
+
+/*
+ * do_node() where only root writes.  Where someone else makes the nodes
+ * (devtmpfs, or the last node we looked for was there) look first; else
+ * make the node first (umask is 0: it gets its mode) and look only when
+ * its name is taken.  Returns as do_node(), or CAREFUL.
+ */
+static int node_direct(struct tree *t, const struct name_op *op)
+{
+	char dir[POLICY_PATH_MAX];
+	const char *base = split_path(op->path, dir, sizeof(dir));
+	int dfd, ret;
+
+	if (!base || (t->mode & ~(mode_t)0777) ||
+	    (dfd = direct_dir(t, dir, true)) < 0)
+		return CAREFUL;
+	if (!t->kernel_nodes && !t->nodes_there) {
+		if (mknodat(dfd, base, S_IFCHR | t->mode,
+			    makedev(op->major, op->minor)) == 0) {
+			changed(t);
+			if (fchownat(dfd, base, (uid_t)-1, t->gid,
+				     AT_SYMLINK_NOFOLLOW) < 0)
+				return failed(t, "chgrp", op->path);
+			return 1;
+		}
+		if (errno != EEXIST) {
+			direct_drop(t, dir);
+			return CAREFUL;
+		}
+	}
+	ret = node_check(t, dfd, base, op);
+	t->nodes_there = ret != CAREFUL || errno != ENOENT;
+	if (ret == CAREFUL)
+		direct_missed(t, dfd, dir);
+	return ret;
+}
+
+/* do_node_gone() where only root writes, devtmpfs aside. */
+static int node_gone_direct(struct tree *t, const struct name_op *op)
+{
+	char dir[POLICY_PATH_MAX];
+	const char *base = split_path(op->path, dir, sizeof(dir));
+	struct stat st;
+	int dfd;
+
+	if (!base || (dfd = direct_dir(t, dir, false)) < 0)
+		return CAREFUL;
+	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return direct_missed(t, dfd, dir);
+	if (!is_our_node(&st, op))
+		return 0;
+	if (unlinkat(dfd, base, 0) < 0)
+		return errno == ENOENT ? 0 : failed(t, "remove", op->path);
+	changed(t);
+	/* As devtmpfs does: an emptied directory goes too. */
+	if (dfd != t->devfd && unlinkat(t->devfd, dir, AT_REMOVEDIR) == 0) {
+		direct_drop(t, dir);
+		changed(t);
+	}
+	return 1;
+}
+
+/* do_link() where only root writes: the link made, or already there. */
+static int link_direct(struct tree *t, const struct name_op *op)
+{
+	char dir[POLICY_PATH_MAX];
+	const char *base = split_path(op->path, dir, sizeof(dir));
+	int dfd;
+
+	if (!base || (dfd = direct_dir(t, dir, true)) < 0)
+		return CAREFUL;
+	if (symlinkat(op->target, dfd, base) == 0)
+		return changed(t);
+	if (errno == EEXIST && is_link_to(dfd, base, op))
+		return 0;
+	if (errno == ENOENT)
+		direct_drop(t, dir);
+	return CAREFUL;
+}
+
+/* do_unlink() where only root writes: only the link this device had. */
+static int unlink_direct(struct tree *t, const struct name_op *op)
+{
+	char dir[POLICY_PATH_MAX], cur[TREE_LINK_MAX];
+	const char *base = split_path(op->path, dir, sizeof(dir));
+	int dfd;
+
+	if (!base || (dfd = direct_dir(t, dir, false)) < 0)
+		return CAREFUL;
+	if (tree_readlink(dfd, base, cur, sizeof(cur)) < 0)
+		return direct_missed(t, dfd, dir);
+	if (strcmp(cur, op->target))
+		return 0;
+	if (unlinkat(dfd, base, 0) < 0)
+		return errno == ENOENT ? 0 : failed(t, "remove", op->path);
+	return changed(t);
+}
+
 static int do_node(struct tree *t, const struct name_op *op)
 {
 	char dir[POLICY_PATH_MAX];
@@ -488,6 +735,9 @@ static int do_node(struct tree *t, const struct name_op *op)
 	struct stat st;
 	int dfd, fd, ret, p;
 
+	ret = node_direct(t, op);
+	if (ret != CAREFUL)
+		return ret;
 	if (node_is_right(t, op))
 		return 0;
 	dfd = open_parent(t, op->path, true, &base, dir, sizeof(dir));
@@ -524,6 +774,10 @@ static int do_node_gone(struct tree *t, const struct name_op *op)
 	 */
 	if (t->kernel_nodes || t->keep_nodes)
 		return 0;
+	ret = node_gone_direct(t, op);
+	if (ret != CAREFUL)
+		return ret;
+	ret = 0;
 	if (fstatat(t->devfd, op->path, &st, AT_SYMLINK_NOFOLLOW) < 0 &&
 	    errno == ENOENT)
 		return 0;
@@ -642,6 +896,9 @@ static int do_link(struct tree *t, const struct name_op *op)
 	const char *base;
 	int dfd, state;
 
+	state = link_direct(t, op);
+	if (state != CAREFUL)
+		return state;
 	dfd = open_parent(t, op->path, true, &base, dir, sizeof(dir));
 	if (dfd < 0) {
 		if (t->dry_run && errno == ENOENT)
@@ -679,8 +936,12 @@ static int do_unlink(struct tree *t, const struct name_op *op)
 {
 	char dir[POLICY_PATH_MAX];
 	const char *base;
-	int dfd, ret = 0;
+	int dfd, ret;
 
+	ret = unlink_direct(t, op);
+	if (ret != CAREFUL)
+		return ret;
+	ret = 0;
 	dfd = open_parent(t, op->path, false, &base, dir, sizeof(dir));
 	if (dfd < 0)
 		return 0;

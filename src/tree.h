@@ -8,7 +8,9 @@
  * replaced or removed; anything else standing at a name is reported and
  * left alone.  What is changed or removed is checked through a file
  * descriptor or under a private temporary name, never by a path that a
- * concurrent writer could swap between the check and the act.
+ * concurrent writer could swap between the check and the act; only in a
+ * directory that nobody but root can write, where no such writer is, do
+ * operations go straight at the names.
  */
 #ifndef CAPI_DEVD_TREE_H
 #define CAPI_DEVD_TREE_H
@@ -21,6 +23,16 @@
 #define TREE_LINK_MAX 256
 /* ".#capi-devd.PID.RANDOM." */
 #define TREE_TMP_PREFIX ".#capi-devd."
+
+/*
+ * A directory of the dev root kept open for the direct path while only
+ * root can write it (capi/, isdn/); see "The direct path" in tree.c.
+ */
+#define TREE_DIRS 2
+struct tree_dir {
+	char name[8];
+	int fd;			/* -1: not open */
+};
 
 struct tree {
 	int devfd;		/* the dev root, O_DIRECTORY */
@@ -36,6 +48,9 @@ struct tree {
 	unsigned long refused;	/* names left alone: foreign or unsafe */
 	unsigned long failed;	/* operations that failed (an error logged) */
 	char tmp[48];		/* prefix of our temporary names, per process */
+	bool root_only;		/* only root can write the dev root */
+	bool nodes_there;	/* the last node we looked for was there */
+	struct tree_dir dirs[TREE_DIRS];
 };
 
 /*

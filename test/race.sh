@@ -119,6 +119,16 @@ REP=10 ARM=5 rounds perms_unit
 outside_unchanged "chmod and chgrp of raced nodes"
 check "chmod and chgrp of raced nodes: $made node(s) got group and mode" test "$made" -gt 0
 
+# Item 1 again in a dev root that only root can write, where capi-devd
+# goes straight at the names: capi/, which nobody owns, is checked on its
+# own when it is opened, and takes the careful path.
+scratch perms-rootdev
+chown root:root "$R/dev"
+mkdir "$R/dev/capi" && chown nobody:nogroup "$R/dev/capi"
+REP=10 ARM=5 rounds perms_unit
+outside_unchanged "dev only root writes, capi/ nobody's: chmod and chgrp"
+check "dev only root writes, capi/ nobody's: $made node(s) got group and mode" test "$made" -gt 0
+
 # Item 1, after mknod: nothing is at the name, then a symlink to a file
 # outside comes and goes.  A mode with a special bit makes the daemon
 # chmod after the mknod.
@@ -135,6 +145,16 @@ REP=10 ARM=3 rounds mknod_unit --mode=02660
 outside_unchanged "mknod, then chgrp and chmod"
 check "mknod, then chgrp and chmod: $made node(s) made" test "$made" -gt 0 ||
 	{ find "$R/dev/capi" -printf '%y %m %G %p %l\n' | head -20 | diag; tail -20 "$R/log" | diag; }
+
+# The same in a dev root that only root can write, with a mode the direct
+# path would make with mknod alone: capi/ is nobody's, so it is not taken.
+scratch mknod-rootdev
+chown root:root "$R/dev"
+mkdir "$R/dev/capi" && chown nobody:nogroup "$R/dev/capi"
+mknod_unit_made() { find "$R/dev/capi" -type c -perm 0660 -group "$GID" | wc -l; }
+REP=10 ARM=3 rounds mknod_unit --mode=0660
+outside_unchanged "dev only root writes, capi/ nobody's: mknod, then chgrp"
+check "dev only root writes, capi/ nobody's: $made node(s) made" test "$made" -gt 0
 
 # Item 4: a remove takes our link; the swapper exchanges it with a regular
 # file, and puts the link back whenever it is gone.
