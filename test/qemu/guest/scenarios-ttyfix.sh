@@ -25,8 +25,8 @@ holds() { [ "$(readlink "/proc/$1/fd/0")" = "$2" ]; }
 # (upper case), nothing else; one line of diag says what it holds.
 got_tail_then() {
 	local got=$1 a=$2 b=$3 lo up n
-	lo=$(tr -cd 'a-z' <"$got")
-	up=$(tr -cd 'A-Z' <"$got")
+	lo=$(tr -cd '[:lower:]' <"$got")
+	up=$(tr -cd '[:upper:]' <"$got")
 	n=${#lo}
 	diag "read $(wc -c <"$got") bytes: $n of the first stream's $(wc -c <"$a"), ${#up} of the second's $(wc -c <"$b")"
 	[ "$(cat "$got")" = "$lo$up" ] && [ "$up" = "$(cat "$b")" ] &&
@@ -111,11 +111,13 @@ scenario_32() {
 	calls_up 1 -E
 	settle
 	t=/dev/capi/$(unit0)
-	echo 1 >/sys/kernel/slab/kmalloc-2k/failslab &&
-		echo Y >$FI/cache-filter && echo Y >$FI/ignore-gfp-wait &&
-		echo 0 >$FI/verbose && echo 30 >$FI/probability &&
-		echo 1 >$FI/interval && echo 100000 >$FI/times && echo 0 >$FI/space
-	check "failslab armed for kmalloc-2k" test $? = 0
+	arm_failslab() {
+		echo 1 >/sys/kernel/slab/kmalloc-2k/failslab &&
+			echo Y >$FI/cache-filter && echo Y >$FI/ignore-gfp-wait &&
+			echo 0 >$FI/verbose && echo 30 >$FI/probability &&
+			echo 1 >$FI/interval && echo 100000 >$FI/times && echo 0 >$FI/space
+	}
+	check "failslab armed for kmalloc-2k" arm_failslab
 	(
 		exec 3<>"$t" || exit 1
 		stty -F "$t" raw -echo
