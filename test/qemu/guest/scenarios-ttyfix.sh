@@ -99,6 +99,12 @@ scenario_31() {
 # 512-byte block (2 x 512 + its header), and nothing else of the stream
 # (the skbs of 512-byte blocks come from kmalloc-1k).
 FI=/sys/kernel/debug/failslab
+arm_failslab() {
+	echo 1 >/sys/kernel/slab/kmalloc-2k/failslab &&
+		echo Y >"$FI/cache-filter" && echo Y >"$FI/ignore-gfp-wait" &&
+		echo 0 >"$FI/verbose" && echo 30 >"$FI/probability" &&
+		echo 1 >"$FI/interval" && echo 100000 >"$FI/times" && echo 0 >"$FI/space"
+}
 scenario_32() {
 	scenario "32 receive faults"
 	if [ ! -d $FI ] || [ ! -e /sys/kernel/slab/kmalloc-2k/failslab ]; then
@@ -111,12 +117,6 @@ scenario_32() {
 	calls_up 1 -E
 	settle
 	t=/dev/capi/$(unit0)
-	arm_failslab() {
-		echo 1 >/sys/kernel/slab/kmalloc-2k/failslab &&
-			echo Y >$FI/cache-filter && echo Y >$FI/ignore-gfp-wait &&
-			echo 0 >$FI/verbose && echo 30 >$FI/probability &&
-			echo 1 >$FI/interval && echo 100000 >$FI/times && echo 0 >$FI/space
-	}
 	check "failslab armed for kmalloc-2k" arm_failslab
 	(
 		exec 3<>"$t" || exit 1
