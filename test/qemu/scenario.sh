@@ -55,7 +55,9 @@ case $group in
 stock-*) export CAPI_KERNEL_KIND=stock ;;
 esac
 case $group in
-udev|ttyfix) ppp=() ;;
+udev) ppp=() ;;
+ttyfix)
+	ppp=(--add "${LDISC_SWITCH:?set LDISC_SWITCH to the built test/qemu/ldisc-switch (make check does)}:/usr/bin/ldisc-switch") ;;
 pppd|demo|stock-udev) ;;
 kernel|stock-kernel)
 	ppp=()

@@ -135,4 +135,24 @@ scenario_32() {
 	settle
 }
 
-run_scenarios 30 31 32
+scenario_33() {
+	scenario "33 line discipline change mid-stream"
+	# Frames echoed under n_tty and left unread, then TIOCSETD N_HDLC:
+	# what n_tty left in the flip buffer must not reach N_HDLC as one
+	# merged frame; what was still queued arrives frame by frame.
+	local out r
+	calls_up 1 -E
+	settle
+	out=$(ldisc-switch "/dev/capi/$(unit0)" 2>&1)
+	r=$?
+	if [ $r = 0 ]; then
+		pass "n_tty to N_HDLC mid-stream: only whole frames, in order ($(grep -c '^ok' <<<"$out") client checks)"
+	else
+		fail "n_tty to N_HDLC mid-stream: only whole frames, in order (exit $r)"
+	fi
+	grep -v '^ok' <<<"$out" | diag
+	calls_down
+	settle
+}
+
+run_scenarios 30 31 32 33
