@@ -1,7 +1,7 @@
 #!/bin/bash
 # test/qemu/scenario.sh - run a group of make check scenarios in the VM.
 #
-# Usage: test/qemu/scenario.sh udev|kernel|prefix|pppd|demo|stock-udev|stock-kernel
+# Usage: test/qemu/scenario.sh udev|kernel|prefix|pppd|demo|ttyfix|stock-udev|stock-kernel
 #
 # Boots the patched kernel with systemd, udevd, 50-capi.rules,
 # capi-devd.service and the libcapi20 client capi-call, and runs
@@ -12,6 +12,7 @@
 #   prefix  the pre-fix fixture build of kernelcapi
 #   pppd    as udev: two pppd over a switched call (guest/pppd-lib.sh)
 #   demo    as udev: a few calls, the names, --verify, pppd (./demo.sh)
+#   ttyfix  as udev: the middleware ttys' receive path and lifetime
 #   stock-udev, stock-kernel  as udev and kernel, on Debian's own kernel
 #           (CAPI_KERNEL_KIND=stock, kernel/stock.sh; test/qemu/t-stock.sh)
 # Every guest/scenarios-*.sh is in the guest as /capi-test/scenarios-*.sh,
@@ -55,6 +56,8 @@ stock-*) export CAPI_KERNEL_KIND=stock ;;
 esac
 case $group in
 udev) ppp=() ;;
+ttyfix)
+	ppp=(--add "${LDISC_SWITCH:?set LDISC_SWITCH to the built test/qemu/ldisc-switch (make check does)}:/usr/bin/ldisc-switch") ;;
 pppd|demo|stock-udev) ;;
 kernel|stock-kernel)
 	ppp=()

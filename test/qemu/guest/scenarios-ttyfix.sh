@@ -1,0 +1,158 @@
+#!/bin/bash
+# Runs INSIDE the test VM: udevd with 50-capi.rules, capi-devd.service
+# (--source=udev), the patched kernel.  The middleware ttys' receive path
+# and lifetime (kernel patches 1-4): reopen after n_tty throttled, a minor
+# reused while a hung-up tty is held, failed allocations during a stream.
+# The scenarios: test/README.md.
+# shellcheck source=test/qemu/guest/scenario-lib.sh
+. /capi-test/scenario-lib.sh
+boot "middleware ttys: throttle, minor reuse, receive faults"
+
+setup() {
+	check "capi-devd.service is active" systemctl -q is-active capi-devd.service
+	capisim_up
+	settle
+}
+
+# pattern FILE BYTES ALPHABET: FILE holds BYTES bytes of ALPHABET, repeated
+pattern() { yes "$3" | tr -d '\n' | head -c "$2" >"$1"; }
+# The unit of the one held call.
+unit0() { units | sed -n 1p; }
+# holds PID PATH: process PID has PATH open as its stdin
+holds() { [ "$(readlink "/proc/$1/fd/0")" = "$2" ]; }
+
+# got_tail_then GOT A B: GOT is a tail of A (lower case), then all of B
+# (upper case), nothing else; one line of diag says what it holds.
+got_tail_then() {
+	local got=$1 a=$2 b=$3 lo up n
+	lo=$(tr -cd '[:lower:]' <"$got")
+	up=$(tr -cd '[:upper:]' <"$got")
+	n=${#lo}
+	diag "read $(wc -c <"$got") bytes: $n of the first stream's $(wc -c <"$a"), ${#up} of the second's $(wc -c <"$b")"
+	[ "$(cat "$got")" = "$lo$up" ] && [ "$up" = "$(cat "$b")" ] &&
+		[ "$lo" = "$(tail -c "$n" "$a")" ]
+}
+
+scenario_30() {
+	scenario "30 reopen after throttle"
+	# n_tty throttles a tty that fills up unread.  Closed in that state and
+	# opened again, the tty must take what is still queued (no
+	# DATA_B3_RESP was sent for it) and what comes after: a stale throttle
+	# kept it stalled for good (issue 15).
+	local a=/tmp/throttle-a b=/tmp/throttle-b got=/tmp/throttle-got t
+	pattern $a 24576 abcdefghijklmnopqrstuvw
+	pattern $b 1024 ABCDEFGHIJKLMNOPQRSTUVWXYZ
+	calls_up 1 -E
+	settle
+	t=/dev/capi/$(unit0)
+	(
+		exec 3<>"$t" || exit 1
+		stty -F "$t" raw -echo
+		timeout 10 cat $a >&3 || exit 1
+		sleep 3		# the echo fills n_tty, which throttles
+	)
+	check "24 KiB written to $t and left unread" test $? = 0
+	(
+		exec 3<>"$t" || exit 1
+		stty -F "$t" raw -echo
+		cat $b >&3
+		timeout 10 cat <&3 >$got
+		exit 0
+	)
+	check "reopened: what was queued arrives, in order, then all of the new data" \
+		got_tail_then $got $a $b
+	calls_down
+	settle
+}
+
+scenario_31() {
+	scenario "31 minor reuse"
+	# A hung-up tty that a process still holds stays in the tty driver's
+	# table.  When its minor goes to a new call, an open of /dev/capi/N
+	# must reach the new call, not reopen the old tty (whose application
+	# is freed: use after free, which KASAN reports on the debug kernel).
+	local u holder got
+	calls_up 1 -E
+	settle
+	u=$(unit0)
+	sleep 600 <>"/dev/capi/$u" &
+	holder=$!
+	check "a process holds /dev/capi/$u open" wait_for 5 holds $holder "/dev/capi/$u"
+	calls_down
+	settle
+	check "the call is gone, the holder keeps its hung-up tty" kill -0 $holder
+	calls_up 1 -E
+	settle
+	check "the new call got the same minor" test "$(unit0)" = "$u"
+	check "bytes written to /dev/capi/$u come back from the new call" \
+		echo_through "/dev/capi/$u"
+	calls_down
+	kill $holder 2>/dev/null
+	wait $holder 2>/dev/null
+	check "the held tty, closed at last, leaves no kernel report" no_bad_dmesg ||
+		dmesg | grep -A 30 -E 'BUG:|WARNING:' | head -n 60 | diag
+	settle
+}
+
+# Fault injection, on the debug kernel: failslab fails GFP_ATOMIC
+# allocations from kmalloc-2k, the size of a flip buffer chunk for a
+# 512-byte block (2 x 512 + its header), and nothing else of the stream
+# (the skbs of 512-byte blocks come from kmalloc-1k).
+FI=/sys/kernel/debug/failslab
+arm_failslab() {
+	echo 1 >/sys/kernel/slab/kmalloc-2k/failslab &&
+		echo Y >"$FI/cache-filter" && echo Y >"$FI/ignore-gfp-wait" &&
+		echo 0 >"$FI/verbose" && echo 30 >"$FI/probability" &&
+		echo 1 >"$FI/interval" && echo 100000 >"$FI/times" && echo 0 >"$FI/space"
+}
+scenario_32() {
+	scenario "32 receive faults"
+	if [ ! -d $FI ] || [ ! -e /sys/kernel/slab/kmalloc-2k/failslab ]; then
+		skip "every byte arrives while flip buffer allocations fail" \
+			"no failslab in this kernel (make check-debug has it)"
+		return 0
+	fi
+	local a=/tmp/faults-a got=/tmp/faults-got t failed
+	pattern $a 65536 abcdefghijklmnopqrstuvw
+	calls_up 1 -E
+	settle
+	t=/dev/capi/$(unit0)
+	check "failslab armed for kmalloc-2k" arm_failslab
+	(
+		exec 3<>"$t" || exit 1
+		stty -F "$t" raw -echo
+		timeout 60 head -c 65536 <&3 >$got &
+		dd if=$a bs=512 status=none >&3
+		wait
+	)
+	echo 0 >$FI/probability
+	echo 0 >/sys/kernel/slab/kmalloc-2k/failslab
+	failed=$((100000 - $(cat $FI/times)))
+	check "failslab failed allocations during the stream ($failed)" test "$failed" -gt 0
+	check "64 KiB in 512-byte blocks: every byte back, in order, while allocations failed" \
+		cmp -s $a $got || diag "got $(wc -c <$got) bytes"
+	calls_down
+	settle
+}
+
+scenario_33() {
+	scenario "33 line discipline change mid-stream"
+	# Frames echoed under n_tty and left unread, then TIOCSETD N_HDLC:
+	# what n_tty left in the flip buffer must not reach N_HDLC as one
+	# merged frame; what was still queued arrives frame by frame.
+	local out r
+	calls_up 1 -E
+	settle
+	out=$(ldisc-switch "/dev/capi/$(unit0)" 2>&1)
+	r=$?
+	if [ $r = 0 ]; then
+		pass "n_tty to N_HDLC mid-stream: only whole frames, in order ($(grep -c '^ok' <<<"$out") client checks)"
+	else
+		fail "n_tty to N_HDLC mid-stream: only whole frames, in order (exit $r)"
+	fi
+	grep -v '^ok' <<<"$out" | diag
+	calls_down
+	settle
+}
+
+run_scenarios 30 31 32 33

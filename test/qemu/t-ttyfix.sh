@@ -1,0 +1,3 @@
+#!/bin/sh
+# make check: scenario group "ttyfix" in the VM; see test/qemu/scenario.sh.
+exec "$(dirname "$0")/scenario.sh" ttyfix
