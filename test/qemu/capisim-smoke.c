@@ -961,6 +961,10 @@ static void switch_tests(const char *dev)
 		bail("switch tests: open and register two more applications");
 	pass("switch: applications A (%u) and B (%u) registered",
 	     app_a.applid, app_b.applid);
+	/* a listener with no number would be offered A's calls too */
+	use(&app_main);
+	listen_req(0);
+	expect_conf(C_LISTEN, 0, "main application: LISTEN_REQ, no service");
 	use(&app_b);
 	listen_msn(1 << 2, MSN_B);	/* unrestricted digital information */
 	expect_conf(C_LISTEN, 0, "B: LISTEN_REQ, CIP 2, own number " MSN_B);

@@ -95,7 +95,7 @@ if [ $has_devname = 1 ]; then
 	fi
 else
 	missing_part "static node /dev/capi20 (c 68:0) exists before kernelcapi is loaded" \
-		"modules.devname has no capi20 entry (series patch 2 missing)"
+		"modules.devname has no capi20 entry (series patch 7 missing)"
 fi
 # 11
 if [ $has_devname = 1 ] && [ -c /dev/capi20 ]; then
@@ -147,6 +147,21 @@ if [ $has_capisim = 1 ] && loaded capisim; then
 	fi
 else
 	missing_part "capisim-smoke" "no capisim module (series patch adding it missing)"
+fi
+# 15b: capisim-listen, on a capisim with room for its calls and a small
+# echo_limit: kcapi refuses a writer that never reads (0x1103) and the slab
+# stays put; calls offered to every listener, first to accept wins, ignore;
+# held-back DATA_B3_REQs confirmed at hangup; echo_limit per application
+if [ $has_capisim = 1 ] && loaded capisim && rmmod capisim &&
+	modprobe capisim nbchan=8 echo_limit=65536; then
+	if out=$(capisim-listen 2>&1); then
+		pass "capisim-listen: $(grep -c '^ok' <<<"$out") checks passed"
+	else
+		fail "capisim-listen"
+		grep -v '^ok' <<<"$out" | diag
+	fi
+else
+	missing_part "capisim-listen" "no capisim module (series patch adding it missing)"
 fi
 # 16
 unload_ok=1

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Runs INSIDE the test VM: udevd with 50-capi.rules, capi-devd.service
 # (--source=udev), the patched kernel.  The middleware ttys' receive path
-# and lifetime (kernel patches 1-4): reopen after n_tty throttled, a minor
+# and lifetime (kernel patches 1 and 3-5): reopen after n_tty throttled, a minor
 # reused while a hung-up tty is held, failed allocations during a stream.
 # The scenarios: test/README.md.
 # shellcheck source=test/qemu/guest/scenario-lib.sh

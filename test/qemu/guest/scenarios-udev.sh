@@ -35,7 +35,7 @@ scenario_10() {
 	scenario "10 tty stream"
 	# 4 calls at once, 64 KiB each streamed through /dev/capi/N under n_tty,
 	# written and read at the same time: the flip buffer's flow control and the
-	# per-tty receive lock (kernel patch 1) keep every byte, in order.
+	# per-tty receive lock (kernel patches 3 and 5) keep every byte, in order.
 	out=$(capi-call -n 4 -B 65536 2>&1)
 	r=$?
 	if [ $r = 0 ]; then
