@@ -82,7 +82,7 @@ ic="$cache/debian-image"
 mkdir -p "$ic"
 
 # The host's lists of the suite say which versions the image gets.
-lists=$(ls /var/lib/apt/lists/*_dists_"${suite}"*_InRelease 2>/dev/null | xargs -r cat | sha256sum)
+lists=$(cat /var/lib/apt/lists/*_dists_"${suite}"*_InRelease 2>/dev/null | sha256sum)
 key=$( {
 	echo "suite $suite"
 	echo "packages $packages"

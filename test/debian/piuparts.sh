@@ -42,7 +42,7 @@ security=$(awk '/^URIs:/ { u = $2 } /^Suites:/ { for (i = 2; i <= NF; i++) if ($
 cache=${CAPI_DEVD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/capi-devd}
 ic="$cache/debian-image"
 mkdir -p "$ic"
-lists=$(ls /var/lib/apt/lists/*_dists_"${suite}"*_InRelease 2>/dev/null | xargs -r cat | sha256sum)
+lists=$(cat /var/lib/apt/lists/*_dists_"${suite}"*_InRelease 2>/dev/null | sha256sum)
 key=$(printf '%s\n' "$suite" "$src" "$lists" "$(sha256sum <"$self")" | sha256sum | cut -c1-16)
 base="$ic/base-$suite-$key.tar.gz"
 if [ ! -f "$base" ]; then
