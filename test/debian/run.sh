@@ -68,12 +68,14 @@ overlay="$out/overlay.qcow2"
 qemu-img create -q -f qcow2 -F raw -b "$image/disk.img" "$overlay"
 t0=$(date +%s)
 # A reboot in the guest restarts QEMU's machine with the same kernel,
-# initrd and command line; poweroff ends QEMU.
+# initrd and command line; poweroff ends QEMU.  tsc=reliable: under TCG
+# the clocksource watchdog would otherwise drop the TSC for the HPET,
+# whose every read QEMU emulates.
 timeout "${CAPI_DEP8_TIMEOUT:-2400}" "$qemu" -machine q35,accel=tcg -cpu max -smp 1 \
 	-m "${CAPI_QEMU_MEM:-1536}" -nographic -nic none -no-user-config -nodefaults \
 	-serial "file:$out/console.log" \
 	-kernel "$image/vmlinuz" -initrd "$image/initrd.img" \
-	-append "root=/dev/vda rw console=ttyS0 capi.dep8=1 systemd.show_status=0 net.ifnames=0" \
+	-append "root=/dev/vda rw console=ttyS0 capi.dep8=1 systemd.show_status=0 net.ifnames=0 tsc=reliable" \
 	-drive "file=$overlay,if=virtio,format=qcow2,cache=unsafe" \
 	-virtfs "local,path=$share,mount_tag=dep8,security_model=none,id=dep8" \
 	-rtc base=utc || echo "qemu exit $?" >>"$out/qemu.status"
