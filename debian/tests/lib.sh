@@ -20,7 +20,11 @@ fi
 . /capi-test/scenario-lib.sh
 # shellcheck source=test/qemu/guest/pppd-lib.sh
 . /capi-test/pppd-lib.sh
+# scenario-lib.sh sets its own PATH; the client is in /usr/local/bin
+export PATH=/usr/local/sbin:/usr/local/bin:$PATH
 KREL=$(uname -r)
+# ttys_are N: the client holds N calls, each with its tty
+ttys_are() { [ "$(units | wc -l)" = "$1" ]; }
 
 # install_debs DIR: the apt-get line of the README's "Install on Debian
 # 12", as written there, in DIR (where the .debs are); no terminal.
