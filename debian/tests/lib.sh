@@ -41,7 +41,15 @@ dkms_module() {	# dkms_module NAME: the module DKMS installed for this kernel
 }
 modinfo_path_is_dkms() { modinfo -n "$1" | grep -q "^/lib/modules/$KREL/updates/dkms/$1\.ko"; }
 modinfo_path_is_debian() { modinfo -n kernelcapi | grep -q "^/lib/modules/$KREL/kernel/drivers/isdn/capi/kernelcapi\.ko"; }
-unload_capi() { modprobe -r capisim kernelcapi 2>/dev/null; [ ! -d /sys/module/kernelcapi ]; }
+# unload_capi: capisim and kernelcapi out of the kernel (rmmod when their
+# files are gone already: modprobe -r looks modules up in modules.dep)
+unload_capi() {
+	local m
+	for m in capisim kernelcapi; do
+		[ ! -d "/sys/module/$m" ] || modprobe -r "$m" 2>/dev/null || rmmod "$m" 2>/dev/null
+	done
+	[ ! -d /sys/module/kernelcapi ]
+}
 service_active() { systemctl is-active -q capi-devd.service; }
 service_inactive() { ! systemctl is-active -q capi-devd.service; }
 # The file names of the system, without what changes by itself.
