@@ -17,6 +17,7 @@ libcapi20-dev libcapi20-3
 dkms
 ppp iproute2 iputils-ping
 busybox gnuplot-nox strace
+dpkg-dev debhelper dh-dkms fakeroot lintian piuparts mmdebstrap qemu-utils e2fsprogs
 "
 
 missing=""

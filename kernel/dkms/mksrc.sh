@@ -19,7 +19,8 @@
 #   Nothing of the source is kept in the checkout: the files are the
 #   series' own.  Build by hand with
 #     make -C /lib/modules/$(uname -r)/build M=OUTDIR modules
-#   or install through DKMS (README.md, "On Debian's stock kernel").
+#   or install through DKMS (doc/kernel.md, "On Debian's stock kernel"),
+#   or with the capisim-dkms package (debian/, README.md).
 #
 #   --print-version prints the PACKAGE_VERSION only: the upstream version
 #   of linux-source-6.1 and a hash of the series, e.g. 6.1.192-capi.1a2b3c4d.

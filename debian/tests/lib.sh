@@ -1,0 +1,66 @@
+# shellcheck shell=bash
+# debian/tests/lib.sh - what the DEP-8 tests share: the TAP verbs and the
+# checks of the QEMU scenarios (test/tap.sh, test/qemu/guest/*-lib.sh,
+# installed as /capi-test/ where they expect to be), the libcapi20 test
+# client built here, and the .debs to install.
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export DEBIAN_FRONTEND=noninteractive
+src=$PWD
+if [ -z "${CAPI_DEBS:-}" ]; then
+	echo "CAPI_DEBS is not set: this test installs the .debs from that directory (test/debian/run.sh sets it)" >&2
+	exit 77
+fi
+mkdir -p /capi-test
+cp "$src/test/tap.sh" "$src/test/qemu/guest/scenario-lib.sh" "$src/test/qemu/guest/pppd-lib.sh" /capi-test/
+if [ ! -x /usr/local/bin/capi-call ]; then
+	gcc -O2 -Wall -o /usr/local/bin/capi-call "$src/test/client/capi-call.c" -lcapi20 ||
+		{ echo "cannot build test/client/capi-call.c" >&2; exit 1; }
+fi
+# shellcheck source=test/qemu/guest/scenario-lib.sh
+. /capi-test/scenario-lib.sh
+# shellcheck source=test/qemu/guest/pppd-lib.sh
+. /capi-test/pppd-lib.sh
+# scenario-lib.sh sets its own PATH; the client is in /usr/local/bin
+export PATH=/usr/local/sbin:/usr/local/bin:$PATH
+KREL=$(uname -r)
+# ttys_are N: the client holds N calls, each with its tty
+ttys_are() { [ "$(units | wc -l)" = "$1" ]; }
+
+# install_debs DIR: the apt-get line of the README's "Install on Debian
+# 12", as written there, in DIR (where the .debs are); no terminal.
+install_debs() {
+	local line
+	line=$(sed -n '/^## Install on Debian 12/,/^## Read on/p' "$src/README.md" | grep -m1 'apt-get install \./')
+	line=${line#cd .. && }
+	[ -n "$line" ] || { echo "README.md has no apt-get install line under Install on Debian 12" >&2; return 1; }
+	echo "# README: $line"
+	(cd "$1" && bash -c "$line" </dev/null)
+}
+dkms_module() {	# dkms_module NAME: the module DKMS installed for this kernel
+	test -f "/lib/modules/$KREL/updates/dkms/$1.ko"
+}
+modinfo_path_is_dkms() { modinfo -n "$1" | grep -q "^/lib/modules/$KREL/updates/dkms/$1\.ko"; }
+modinfo_path_is_debian() { modinfo -n kernelcapi | grep -q "^/lib/modules/$KREL/kernel/drivers/isdn/capi/kernelcapi\.ko"; }
+# unload_capi: capisim and kernelcapi out of the kernel (rmmod when their
+# files are gone already: modprobe -r looks modules up in modules.dep)
+unload_capi() {
+	local m
+	for m in capisim kernelcapi; do
+		[ ! -d "/sys/module/$m" ] || modprobe -r "$m" 2>/dev/null || rmmod "$m" 2>/dev/null
+	done
+	[ ! -d /sys/module/kernelcapi ]
+}
+service_active() { systemctl is-active -q capi-devd.service; }
+service_inactive() { ! systemctl is-active -q capi-devd.service; }
+# The file names of the system, without what changes by itself.
+file_list() {
+	find / -xdev \( -path /proc -o -path /sys -o -path /dev -o -path /run -o -path /tmp \
+		-o -path /var/tmp -o -path /var/log -o -path /var/cache -o -path /var/lib/apt \
+		-o -path /var/lib/dpkg -o -path /var/backups -o -path /capi-test \
+		-o -path /var/lib/systemd/timers -o -path /var/lib/systemd/random-seed \
+		-o -path /var/lib/systemd/catalog -o -path /var/lib/systemd/coredump \
+		-o -path /var/lib/systemd/linger -o -path /root \) -prune -o -print | sort
+}
+no_capi_names() {
+	[ -z "$(ls -d /dev/capi20 /dev/capi20.* /dev/capi /dev/isdn/capi20 2>/dev/null)" ]
+}

@@ -1,0 +1,191 @@
+#!/bin/bash
+# test/debian/mkimage.sh - a real Debian system image for the package tests
+#
+# Usage: test/debian/mkimage.sh [--suite SUITE] [--force] [--print-key]
+#
+#   Builds, with mmdebstrap (Debian's own tool), a Debian SUITE system
+#   (default bookworm): systemd, udev, the stock linux-image-amd64 with its
+#   headers and its own initramfs (initramfs-tools), dkms, gcc,
+#   libcapi20-3, ppp and what the DEP-8 tests of debian/tests use, as a raw
+#   ext4 disk image.  The apt sources are the host's own Debian entries
+#   (/etc/apt/sources.list.d/*.sources, /etc/apt/sources.list) with the
+#   suite name replaced by SUITE; nothing is installed on the host.
+#
+#   The image lives in the cache, keyed by what went into it (the suite,
+#   the package list, this script, mmdebstrap's version and the host's
+#   apt lists of the suite):
+#     $CAPI_DEVD_CACHE/debian-image/SUITE-KEY/
+#       disk.img      the root file system (raw ext4; boot it through a
+#                     qcow2 overlay, test/debian/run.sh does)
+#       vmlinuz       the image's own /boot/vmlinuz-*
+#       initrd.img    the image's own /boot/initrd.img-* (initramfs-tools)
+#       info          suite, key, kernel release, build seconds
+#       packages      dpkg -l of the image
+#   stdout: one line, that directory.  Progress goes to stderr; the
+#   build log is DIR.tmp/build.log while it runs (kept on failure).
+#
+#   In the image, capi-dep8.service runs when the kernel command line has
+#   capi.dep8=1: it mounts the 9p share "dep8" at /run/dep8 and runs
+#   /run/dep8/guest.sh (test/debian/guest.sh, given by run.sh).
+#
+# Environment: CAPI_DEVD_CACHE (cache root, as kernel/build.sh).
+set -euo pipefail
+export LC_ALL=C
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+self="$here/$(basename "${BASH_SOURCE[0]}")"
+say() { echo "[image] $*" >&2; }
+die() { echo "test/debian/mkimage.sh: error: $*" >&2; exit 1; }
+
+suite=bookworm force=0 print_key=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--suite) suite=${2:?--suite SUITE}; shift ;;
+	--force) force=1 ;;
+	--print-key) print_key=1 ;;
+	-h|--help) sed -n '2,/^set -euo/p' "$self" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	*) die "unknown argument: $1 (try --help)" ;;
+	esac
+	shift
+done
+case "$suite" in *[!a-z0-9-]*|"") die "bad suite name: $suite" ;; esac
+for c in mmdebstrap mke2fs sha256sum flock; do
+	command -v "$c" >/dev/null 2>&1 || [ -x "/sbin/$c" ] ||
+		die "$c not found. Fix: ./install-deps.sh (apt-get install mmdebstrap e2fsprogs)"
+done
+
+# What the tests need in the guest: the packages' dependencies (dkms,
+# the headers, a compiler) are there, since the guest has no network.
+packages="systemd systemd-sysv udev dbus kmod initramfs-tools
+linux-image-amd64 linux-headers-amd64 dkms gcc make libc6-dev
+libcapi20-3 libcapi20-dev ppp iproute2 iputils-ping socat procps"
+
+# The host's Debian entries, for SUITE.
+sources() {
+	local f
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -f "$f" ] || continue
+		grep -q '^Suites:.*bookworm' "$f" || continue
+		sed "/^Suites:/s/bookworm/$suite/g" "$f"
+		echo
+	done
+	if [ -f /etc/apt/sources.list ]; then
+		grep -E '^deb .*bookworm' /etc/apt/sources.list | sed "s/bookworm/$suite/g" || true
+	fi
+}
+src=$(sources)
+[ -n "$src" ] || die "no Debian entry in the host's apt sources to take the archive from"
+
+cache=${CAPI_DEVD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/capi-devd}
+case "$cache" in /*) ;; *) cache="$PWD/$cache" ;; esac
+ic="$cache/debian-image"
+mkdir -p "$ic"
+
+# The host's lists of the suite say which versions the image gets.
+lists=$(cat /var/lib/apt/lists/*_dists_"${suite}"*_InRelease 2>/dev/null | sha256sum)
+key=$( {
+	echo "suite $suite"
+	echo "packages $packages"
+	echo "sources $src"
+	echo "lists $lists"
+	echo "script $(sha256sum <"$self")"
+	echo "mmdebstrap $(mmdebstrap --version)"
+} | sha256sum | cut -c1-16)
+if [ "$print_key" = 1 ]; then echo "$suite-$key"; exit 0; fi
+out="$ic/$suite-$key"
+
+exec 9>"$ic/lock"
+if ! flock -n 9; then
+	say "waiting for another test/debian/mkimage.sh (lock $ic/lock)"
+	flock 9
+fi
+if [ "$force" = 0 ] && [ -f "$out/.done" ]; then
+	say "up to date: $out"
+	echo "$out"
+	exit 0
+fi
+
+t0=$(date +%s)
+tmp="$out.tmp"
+rm -rf "$tmp"
+mkdir -p "$tmp"
+log="$tmp/build.log"
+fail() {
+	echo "test/debian/mkimage.sh: error: $*" >&2
+	[ -s "$log" ] && { echo "---- last lines of $log" >&2; tail -n 30 "$log" >&2; }
+	exit 1
+}
+printf '%s\n' "$src" >"$tmp/debian.sources"
+
+# The guest's hook: run the test runner from the 9p share, once per boot.
+cat >"$tmp/capi-dep8.service" <<'EOF'
+[Unit]
+Description=capi-devd DEP-8 test runner (9p share dep8)
+ConditionKernelCommandLine=capi.dep8=1
+After=multi-user.target
+[Service]
+Type=oneshot
+ExecStart=/bin/sh -c 'mkdir -p /run/dep8 && mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 dep8 /run/dep8 && exec /bin/bash /run/dep8/guest.sh'
+StandardOutput=journal+console
+StandardError=journal+console
+[Install]
+WantedBy=multi-user.target
+EOF
+
+# initramfs-tools with the few modules a QEMU guest's root needs: the
+# default (MODULES=most) copies half the kernel into every initramfs.
+echo MODULES=list >"$tmp/initramfs.conf"
+cat >"$tmp/initramfs.hook" <<'EOF'
+#!/bin/sh
+[ "$1" = prereqs ] && exit 0
+. /usr/share/initramfs-tools/hook-functions
+manual_add_modules virtio_pci virtio_blk ext4 crc32c_generic
+EOF
+
+say "mmdebstrap $suite into $tmp/root (log: $log)"
+# shellcheck disable=SC2086
+mmdebstrap --variant=minbase --mode=root \
+	--aptopt='APT::Install-Recommends "false"' \
+	--include="$(echo $packages | tr ' ' ',')" \
+	--essential-hook='mkdir -p "$1/etc/initramfs-tools/conf.d" "$1/etc/initramfs-tools/hooks"' \
+	--essential-hook="cp '$tmp/initramfs.conf' \"\$1/etc/initramfs-tools/conf.d/capi-test.conf\"" \
+	--essential-hook="install -m 0755 '$tmp/initramfs.hook' \"\$1/etc/initramfs-tools/hooks/capi-test\"" \
+	--customize-hook='echo capi-test >"$1/etc/hostname"' \
+	--customize-hook='printf "/dev/vda / ext4 errors=remount-ro 0 1\n" >"$1/etc/fstab"' \
+	--customize-hook="cp '$tmp/capi-dep8.service' \"\$1/etc/systemd/system/\"" \
+	--customize-hook='chroot "$1" systemctl enable capi-dep8.service' \
+	--customize-hook='chroot "$1" passwd -d root' \
+	--customize-hook='rm -f "$1/etc/machine-id"; touch "$1/etc/machine-id"' \
+	"$suite" "$tmp/root" "$tmp/debian.sources" >>"$log" 2>&1 ||
+	fail "mmdebstrap of $suite failed"
+
+vmlinuz=$(ls "$tmp"/root/boot/vmlinuz-* 2>/dev/null | sort -V | tail -n1)
+[ -n "$vmlinuz" ] || fail "the image has no /boot/vmlinuz-*"
+krel=${vmlinuz##*/vmlinuz-}
+[ -f "$tmp/root/boot/initrd.img-$krel" ] || fail "the image has no /boot/initrd.img-$krel (initramfs-tools)"
+[ -d "$tmp/root/usr/src/linux-headers-$krel" ] || fail "the image has no headers for $krel"
+cp "$vmlinuz" "$tmp/vmlinuz"
+cp "$tmp/root/boot/initrd.img-$krel" "$tmp/initrd.img"
+chroot "$tmp/root" dpkg -l >"$tmp/packages"
+
+say "making the ext4 disk image"
+size_mb=$(( $(du -sm "$tmp/root" | cut -f1) + 1536 ))
+mke2fs -q -t ext4 -L capi-test -d "$tmp/root" "$tmp/disk.img" "${size_mb}M" >>"$log" 2>&1 ||
+	fail "mke2fs -d of the image failed"
+rm -rf "$tmp/root"
+t1=$(date +%s)
+{
+	echo "suite=$suite"
+	echo "key=$key"
+	echo "kernelrelease=$krel"
+	echo "disk_mb=$size_mb"
+	echo "build_seconds=$((t1 - t0))"
+	echo "built=$(date -u +%FT%TZ)"
+} >"$tmp/info"
+rm -rf "$out"
+mv "$tmp" "$out"
+touch "$out/.done"
+# keep the two newest images of the suite
+ls -1dt "$ic/$suite"-*/ 2>/dev/null | tail -n +3 | while read -r d; do rm -rf "$d"; done
+say "ready in $((t1 - t0)) s: $out"
+echo "$out"

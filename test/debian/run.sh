@@ -1,0 +1,87 @@
+#!/bin/bash
+# test/debian/run.sh - run debian/tests (DEP-8) in the Debian image, booted
+# under QEMU with its own kernel and initramfs, without network
+#
+# Usage: test/debian/run.sh --image DIR --debs DIR [--debs-old DIR] [--out DIR]
+#
+#   DIR of --image is test/debian/mkimage.sh's.  The image is booted
+#   through a qcow2 overlay (the image stays as built), with the image's
+#   own vmlinuz and initrd.img, one CPU (TCG), no network card, and a 9p
+#   share that holds the source tree (SRC: this checkout), the .debs of
+#   --debs and --debs-old and the results.  In the guest,
+#   test/debian/guest.sh runs each test of debian/tests/control in order,
+#   rebooting when a test asks to (autopkgtest's reboot protocol), and
+#   powers off.  OUT (default: a new directory under $CAPI_DEVD_CACHE/dep8)
+#   gets NAME.log and NAME.status per test, boots (seconds from boot to
+#   the runner, per boot) and console.log.
+#   stdout: OUT.  Exit status 0 when the guest ran every test (whatever
+#   their results), 1 when it did not finish.
+#
+# Environment: CAPI_DEVD_CACHE, CAPI_DEP8_TIMEOUT (seconds, default 2400),
+#   CAPI_QEMU_MEM (MiB, default 1536).
+set -euo pipefail
+export LC_ALL=C
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+self="$here/$(basename "${BASH_SOURCE[0]}")"
+top=$(cd "$here/../.." && pwd)
+die() { echo "test/debian/run.sh: error: $*" >&2; exit 2; }
+
+image="" debs="" debs_old="" out=""
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--image) image=${2:?}; shift ;;
+	--debs) debs=${2:?}; shift ;;
+	--debs-old) debs_old=${2:?}; shift ;;
+	--out) out=${2:?}; shift ;;
+	-h|--help) sed -n '2,/^set -euo/p' "$self" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	*) die "unknown argument: $1 (try --help)" ;;
+	esac
+	shift
+done
+[ -f "$image/.done" ] || die "--image $image: not an image of test/debian/mkimage.sh"
+[ -d "$debs" ] || die "--debs DIR missing"
+qemu=$(command -v qemu-system-x86_64) || die "qemu-system-x86_64 not found. Fix: ./install-deps.sh"
+command -v qemu-img >/dev/null || die "qemu-img not found. Fix: ./install-deps.sh (qemu-utils)"
+
+cache=${CAPI_DEVD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/capi-devd}
+if [ -z "$out" ]; then
+	mkdir -p "$cache/dep8"
+	out=$(mktemp -d "$cache/dep8/run.XXXXXX")
+fi
+mkdir -p "$out"
+share="$out/share"
+rm -rf "$share"
+mkdir -p "$share/src" "$share/debs" "$share/debs-old" "$share/out"
+# The source tree as autopkgtest gives it: the files of the checkout.
+tar -C "$top" --exclude=.git --exclude='./build*' --exclude=autom4te.cache -cf - \
+	debian test/client test/debian test/qemu/guest test/tap.sh test/tap.h rules README.md |
+	tar -C "$share/src" -xf -
+cp "$here/guest.sh" "$share/guest.sh"
+cp "$debs"/*.deb "$share/debs/"
+rm -f "$share"/debs/*-dbgsym_*.deb
+if [ -n "$debs_old" ]; then
+	cp "$debs_old"/*.deb "$share/debs-old/"
+	rm -f "$share"/debs-old/*-dbgsym_*.deb
+fi
+
+overlay="$out/overlay.qcow2"
+qemu-img create -q -f qcow2 -F raw -b "$image/disk.img" "$overlay"
+t0=$(date +%s)
+# A reboot in the guest restarts QEMU's machine with the same kernel,
+# initrd and command line; poweroff ends QEMU.  tsc=reliable: under TCG
+# the clocksource watchdog would otherwise drop the TSC for the HPET,
+# whose every read QEMU emulates.
+timeout "${CAPI_DEP8_TIMEOUT:-2400}" "$qemu" -machine q35,accel=tcg -cpu max -smp 1 \
+	-m "${CAPI_QEMU_MEM:-1536}" -nographic -nic none -no-user-config -nodefaults \
+	-serial "file:$out/console.log" \
+	-kernel "$image/vmlinuz" -initrd "$image/initrd.img" \
+	-append "root=/dev/vda rw console=ttyS0 capi.dep8=1 systemd.show_status=0 net.ifnames=0 tsc=reliable" \
+	-drive "file=$overlay,if=virtio,format=qcow2,cache=unsafe" \
+	-virtfs "local,path=$share,mount_tag=dep8,security_model=none,id=dep8" \
+	-rtc base=utc || echo "qemu exit $?" >>"$out/qemu.status"
+t1=$(date +%s)
+echo "wall_seconds=$((t1 - t0))" >"$out/info"
+cp -a "$share/out/." "$out/"
+rm -f "$overlay"
+echo "$out"
+[ -f "$out/done" ]
