@@ -15,14 +15,16 @@
 #   is read or written besides its index targets.
 #
 #   linux SERIES: the candidate version V of linux-source-SERIES in SUITE,
-#   fetched with the matching linux-headers-<abi>-amd64 and the headers and
-#   kbuild packages it depends on (apt-get download: nothing is installed),
+#   fetched with the matching linux-image-<abi>-amd64,
+#   linux-headers-<abi>-amd64 and the headers and kbuild packages it
+#   depends on (apt-get download: nothing is installed),
 #   unpacked with dpkg-deb -x into
 #     $CACHE/suite/SUITE/linux-V/root     (keyed by the version)
 #   and prints that directory, which also holds debs/, version (V) and
 #   abi (the ABI name, e.g. 6.12.117+deb13-amd64).  Its
 #   root/usr/src/linux-source-SERIES.tar.xz is the source tarball,
-#   root/usr/src/linux-headers-<abi>/.config Debian's kernel configuration.
+#   root/usr/src/linux-headers-<abi>/.config Debian's kernel configuration,
+#   root/boot/vmlinuz-<abi> and root/lib/modules/<abi> its kernel.
 #
 #   apt-get|apt-cache ARGS: runs it with the private configuration, e.g.
 #     kernel/suite.sh trixie apt-cache policy libcapi20-3t64
@@ -100,10 +102,10 @@ abi=${hdr#linux-headers-}
 # what the headers need to build modules: its -common and linux-kbuild
 mapfile -t deps < <(apt-cache "${apt_opts[@]}" show "$hdr=$ver" 2>/dev/null | sed -n 's/^Depends: //p' |
 	head -n1 | tr ',' '\n' | sed -n 's/^ *\(linux-\(headers\|kbuild\)-[^ ]*\).*/\1/p')
-pkgs=("linux-source-$series" "$hdr" "${deps[@]}")
+pkgs=("linux-source-$series" "linux-image-$abi" "$hdr" "${deps[@]}")
 
 d="$cache/suite/$suite/linux-$ver"
-if [ ! -f "$d/.done" ]; then
+if [ ! -f "$d/.done" ] || [ "$(cat "$d/packages" 2>/dev/null)" != "${pkgs[*]}" ]; then
 	say "fetching ${pkgs[*]} ($ver) from $suite"
 	rm -rf "$d"
 	mkdir -p "$d/debs"
@@ -117,8 +119,10 @@ if [ ! -f "$d/.done" ]; then
 	done
 	[ -r "$d/root/usr/src/linux-source-$series.tar.xz" ] || die "linux-source-$series holds no /usr/src/linux-source-$series.tar.xz"
 	[ -r "$d/root/usr/src/$hdr/.config" ] || die "$hdr holds no .config"
+	[ -r "$d/root/boot/vmlinuz-$abi" ] || die "linux-image-$abi holds no /boot/vmlinuz-$abi"
 	echo "$ver" >"$d/version"
 	echo "$abi" >"$d/abi"
+	echo "${pkgs[*]}" >"$d/packages"
 	touch "$d/.done"
 fi
 echo "$d"
