@@ -17,7 +17,8 @@
 #        lines name come from the 6.1 tree with the patches before it):
 #        written to kernel/patches-V/NAME.
 #   A conflict stops the port: resolve it in $CACHE/kernel/port-V (git
-#   status; the previous port, if any, is kernel/patches-V/NAME), then
+#   status; the previous port, if any, is kernel/patches-V/NAME; git add -f,
+#   as Debian's .gitignore ignores the tree's top level), then
 #   `git -C $CACHE/kernel/port-V am --continue` and run this again with
 #   --continue.  The ports are written with git format-patch --zero-commit
 #   (numbered as the 6.1 series), so that an unchanged port is unchanged
@@ -123,7 +124,7 @@ for ((i = done_n; i < ${#from[@]}; i++)); do
 		echo "$name port" >>"$work/.git/port-how"
 		continue
 	fi
-	say "$name: conflict. Resolve it in $work, then:"
+	say "$name: conflict. Resolve it in $work (git add -f FILE), then:"
 	say "  git -C $work am --continue && kernel/port-series.sh --tree $v --continue"
 	[ -f "$portdir/$name" ] && say "  (the previous port: kernel/patches-$v/$name)"
 	exit 1
