@@ -24,7 +24,8 @@
 #   --print-version prints the PACKAGE_VERSION only: the upstream version
 #   of linux-source-6.1 and a hash of the series, e.g. 6.1.192-capi.1a2b3c4d.
 #
-# Environment: LINUX_SOURCE_PKG (default linux-source-6.1), and those of
+# Environment: LINUX_SOURCE_PKG (default linux-source-6.1; linux-source-6.12
+# takes Debian 13's tree and kernel/patches-6.12/series), and those of
 # kernel/build.sh (CAPI_DEVD_CACHE) for --source-tree.
 set -euo pipefail
 export LC_ALL=C
