@@ -4,13 +4,14 @@
 # Usage: kernel/build.sh [--debug|--kcsan] [--force] [--verbose] [--print-key]
 #        kernel/build.sh --source-tree
 #
-#   Extracts /usr/src/linux-source-6.1.tar.xz, applies kernel/patches/series
-#   (pristine when the series is missing or empty), configures tinyconfig +
-#   kernel/capi.config (+ kernel/debug.config with --debug: lockdep, KASAN,
-#   kmemleak; + kernel/kcsan.config with --kcsan: KCSAN, which excludes
-#   KASAN, so it is a variant of its own), checks that every
-#   option of the fragments made it into .config, builds bzImage and modules,
-#   installs the modules into a staging dir and runs depmod. When
+#   Extracts /usr/src/linux-source-6.1.tar.xz (or the tarball of
+#   LINUX_SOURCE_PKG, see kernel/series.sh), applies its series
+#   (kernel/patches/series; pristine when the series is missing or empty),
+#   configures tinyconfig + kernel/capi.config (+ kernel/debug.config with
+#   --debug: lockdep, KASAN, kmemleak; + kernel/kcsan.config with --kcsan:
+#   KCSAN, which excludes KASAN, so it is a variant of its own), checks that
+#   every option of the fragments made it into .config, builds bzImage and
+#   modules, installs the modules into a staging dir and runs depmod. When
 #   kernel/fixtures/pre-fix-names.patch exists, also builds drivers/isdn/capi
 #   with that patch applied (out of tree, M=) into a second staging dir.
 #
@@ -76,19 +77,19 @@ done
 say() { echo "[kernel] $*" >&2; }
 die() { echo "kernel/build.sh: error: $*" >&2; exit 1; }
 
+# shellcheck source=kernel/series.sh
+. "$here/series.sh"
 pkg=${LINUX_SOURCE_PKG:-linux-source-6.1}
-tarball=/usr/src/$pkg.tar.xz
 frag_main="$here/capi.config"
 frag_pristine="$here/capi-pristine.config"
 frag_debug="$here/debug.config"
 frag_kcsan="$here/kcsan.config"
-patchdir="$here/patches"
-series="$patchdir/series"
+series=$(series_file "$pkg")
 fixture="$here/fixtures/pre-fix-names.patch"
 
 # ---------------------------------------------------------------- prerequisites
-[ -r "$tarball" ] || die "$tarball not found: the kernel source package is not installed.
-  Fix: apt-get install $pkg"
+tree_source "$pkg" || die "no source tree $pkg (above)"
+tarball=$tree_tarball pkgver=$tree_version
 missing=()
 need_cmd() { command -v "$1" >/dev/null 2>&1 || missing+=("$2"); }
 need_file() { [ -e "$1" ] || missing+=("$2"); }
@@ -120,19 +121,10 @@ done
 # Patches named by the series, in order ("#" starts a comment).
 series_patches=()
 if [ -f "$series" ]; then
-	while IFS= read -r line || [ -n "$line" ]; do
-		line=${line%%#*}
-		line=$(echo "$line" | xargs)
-		[ -n "$line" ] || continue
-		[ -f "$patchdir/$line" ] || die "kernel/patches/series names $line, which is not in kernel/patches/"
-		series_patches+=("$line")
-	done <"$series"
-elif compgen -G "$patchdir/*.patch" >/dev/null; then
+	series_read "$series" || die "bad series (above)"
+elif compgen -G "$here/patches/*.patch" >/dev/null; then
 	say "warning: kernel/patches/*.patch exist but kernel/patches/series does not: building pristine"
 fi
-
-pkgver=$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null || true)
-[ -n "$pkgver" ] || pkgver="unknown-$(stat -c %s-%Y "$tarball")"
 fragments=("$frag_main")
 case $variant in
 debug) fragments+=("$frag_debug") ;;
@@ -152,11 +144,11 @@ manifest() {
 	echo "libelf $(dpkg-query -W -f='${Version}' libelf-dev 2>/dev/null || echo unknown)"
 	echo "libssl $(dpkg-query -W -f='${Version}' libssl-dev 2>/dev/null || echo unknown)"
 	echo "variant $variant"
-	echo "script $(sha256sum <"$self")"
+	echo "script $(sha256sum <"$self") $(sha256sum <"$here/series.sh")"
 	echo "pristine-fragment $(sha256sum <"$frag_pristine")"
 	local f p
 	for f in "${fragments[@]}"; do echo "fragment $(basename "$f") $(sha256sum <"$f")"; done
-	for p in "${series_patches[@]}"; do echo "patch $p $(sha256sum <"$patchdir/$p")"; done
+	for p in "${series_patches[@]}"; do echo "patch $p $(sha256sum <"$here/$p")"; done
 	if [ -f "$fixture" ]; then echo "fixture $(sha256sum <"$fixture")"; else echo "fixture none"; fi
 }
 key=$(manifest | sha256sum | cut -c1-16)
@@ -246,7 +238,7 @@ if [ "$source_only" = 1 ]; then
 	exit 0
 fi
 
-say "applying ${#series_patches[@]} patch(es) from kernel/patches/series"
+say "applying ${#series_patches[@]} patch(es) from kernel/${series#"$here"/}"
 (
 	cd "$src"
 	git reset -q --hard capi-pristine
@@ -254,9 +246,9 @@ say "applying ${#series_patches[@]} patch(es) from kernel/patches/series"
 ) >>"$log" 2>&1 || fail "cannot reset $src"
 for p in "${series_patches[@]}"; do
 	echo "+ git apply $p" >>"$log"
-	if ! (cd "$src" && git apply --whitespace=nowarn "$patchdir/$p") >>"$log" 2>&1; then
-		(cd "$src" && git apply --check -v "$patchdir/$p") >>"$log" 2>&1 || true
-		fail "kernel/patches/$p does not apply (on $pkg $pkgver after the patches before it in kernel/patches/series)"
+	if ! (cd "$src" && git apply --whitespace=nowarn "$here/$p") >>"$log" 2>&1; then
+		(cd "$src" && git apply --check -v "$here/$p") >>"$log" 2>&1 || true
+		fail "kernel/$p does not apply (on $pkg $pkgver after the patches before it in kernel/${series#"$here"/})"
 	fi
 done
 

@@ -1,39 +1,54 @@
 #!/bin/bash
 # kernel/check-series.sh - check kernel/patches the way a maintainer would.
 #
-# Usage: kernel/check-series.sh [--no-stock]
+# Usage: kernel/check-series.sh [--tree 6.1|6.12] [--no-stock] [--no-build]
 #
 #   Clones the pristine linux-source tree (kernel/build.sh --source-tree)
-#   into the cache and applies kernel/patches/series one patch at a time
-#   with git am.  After each patch: scripts/checkpatch.pl --strict of the
+#   into the cache and applies its series (kernel/series.sh: 6.1's is
+#   kernel/patches/series, 6.12's kernel/patches-6.12/series) one patch at
+#   a time with git am.  After each patch: scripts/checkpatch.pl --strict of the
 #   same tree is clean, and drivers/isdn/capi/ builds without a warning
 #   (tinyconfig + kernel/capi.config, + kernel/capi-pristine.config while
-#   the tree has no capisim yet, exactly as kernel/build.sh configures).
+#   the tree has no capisim yet, exactly as kernel/build.sh configures;
+#   6.12's BT_CMTP depends on DEPRECATED, a symbol no Kconfig defines, so
+#   for that configuration the work tree drops "&& DEPRECATED" until the
+#   build is done).
 #
 #   Then, unless --no-stock: Debian's own configuration of the matching
 #   linux-image (config-*-amd64 from the linux-headers package, fetched
 #   with apt-get download into the cache) goes through olddefconfig on the
 #   pristine and on the patched tree, as it is and with BT_CMTP=y and
-#   BT_CMTP=n.  What the Makefiles of drivers/isdn/ and net/bluetooth/cmtp/
-#   build from each .config (object and y/m), and the CAPI options, must be
-#   the same before and after the series; kernelcapi must stay a module.
+#   BT_CMTP=n (6.1; on 6.12 no configuration can have BT_CMTP).  What the
+#   Makefiles of drivers/isdn/ and net/bluetooth/cmtp/ build from each
+#   .config (object and y/m), and the CAPI options, must be the same before
+#   and after the series; kernelcapi is built as BT_CMTP is (6.1: module,
+#   6.12: not at all).  With the series, the same config plus
+#   ISDN_CAPI_SIM=m (capisim alone) builds kernelcapi and the middleware.
+#   --tree 6.12 takes Debian 13's config from kernel/suite.sh.
+#
+#   --no-build skips the W=1 builds (applies, checkpatch, Debian's config).
 #
 #   Output: TAP.  Logs: $CACHE/kernel/series/log/.
 #
-# Environment: CAPI_DEVD_CACHE, LINUX_SOURCE_PKG as for kernel/build.sh;
+# Environment: CAPI_DEVD_CACHE, LINUX_SOURCE_PKG as for kernel/build.sh
+#   (--tree V sets LINUX_SOURCE_PKG=linux-source-V);
 #   CAPI_KERNEL_JOBS (default: CPUs + 1).
 set -uo pipefail
 export LC_ALL=C
 unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES GNUMAKEFLAGS
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-stock=1
-case "${1:-}" in
---no-stock) stock=0 ;;
-"") ;;
--h|--help) sed -n '2,/^set -uo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-*) echo "kernel/check-series.sh: unknown argument: $1 (try --help)" >&2; exit 2 ;;
-esac
+stock=1 build=1
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--no-stock) stock=0 ;;
+	--no-build) build=0 ;;
+	--tree) export LINUX_SOURCE_PKG=linux-source-${2:?--tree 6.1|6.12}; shift ;;
+	-h|--help) sed -n '2,/^set -uo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	*) echo "kernel/check-series.sh: unknown argument: $1 (try --help)" >&2; exit 2 ;;
+	esac
+	shift
+done
 
 # shellcheck source=test/tap.sh
 . "$here/../test/tap.sh"
@@ -42,7 +57,10 @@ bail() { fail "$*"; done_testing; }
 
 cache=${CAPI_DEVD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/capi-devd}
 case "$cache" in /*) ;; *) cache="$PWD/$cache" ;; esac
+pkg=${LINUX_SOURCE_PKG:-linux-source-6.1}
+# 6.1's keeps the directory it always had
 sc="$cache/kernel/series"
+[ "$pkg" = linux-source-6.1 ] || sc="$sc-${pkg#linux-source-}"
 logdir="$sc/log"
 mkdir -p "$logdir"
 jobs=${CAPI_KERNEL_JOBS:-$(($(nproc) + 1))}
@@ -50,14 +68,13 @@ jobs=${CAPI_KERNEL_JOBS:-$(($(nproc) + 1))}
 src=$("$here/build.sh" --source-tree | tail -n1) || bail "kernel/build.sh --source-tree failed"
 [ -d "$src/.git" ] || bail "no pristine source tree at '$src'"
 
-# The series, in order ("#" starts a comment).
-patches=()
-while IFS= read -r line || [ -n "$line" ]; do
-	line=${line%%#*}
-	line=$(echo "$line" | xargs)
-	[ -n "$line" ] && patches+=("$line")
-done <"$here/patches/series"
-[ ${#patches[@]} -gt 0 ] || bail "kernel/patches/series names no patch"
+# shellcheck source=kernel/series.sh
+. "$here/series.sh"
+series=$(series_file "$pkg")
+series_read "$series" 2>"$logdir/series.log" || bail "$(cat "$logdir/series.log")"
+patches=("${series_patches[@]}")
+[ ${#patches[@]} -gt 0 ] || bail "kernel/${series#"$here"/} names no patch"
+echo "# $pkg: kernel/${series#"$here"/}"
 
 # A private clone: the objects are shared with the pristine tree, the work
 # tree and the index are ours (kernel/build.sh resets its own at any time).
@@ -75,16 +92,22 @@ git -C "$work" checkout -q -f --detach capi-pristine && git -C "$work" clean -fd
 obj="$sc/obj"
 mkdir -p "$obj"
 kmake() { make -C "$work" O="$obj" ARCH=x86_64 -j"$jobs" "$@"; }
+cmtp_kconfig="$work/net/bluetooth/cmtp/Kconfig"
 configure() {	# tinyconfig + the fragments kernel/build.sh would use
 	local frags=("$here/capi.config")
-	grep -qs '^config ISDN_CAPI_SIM$' "$work/drivers/isdn/capi/Kconfig" ||
+	if ! grep -qs '^config ISDN_CAPI_SIM$' "$work/drivers/isdn/capi/Kconfig"; then
 		frags+=("$here/capi-pristine.config")
+		sed -i 's/ && DEPRECATED$//' "$cmtp_kconfig"
+	fi
 	kmake tinyconfig &&
 	"$work/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "${frags[@]}" &&
 	kmake olddefconfig
 }
 build_capi() {	# build_capi LOG: build drivers/isdn/capi/ with W=1
-	{ configure && kmake modules_prepare && kmake W=1 drivers/isdn/capi/; } >"$1" 2>&1
+	local rc=0
+	{ configure && kmake modules_prepare && kmake W=1 drivers/isdn/capi/; } >"$1" 2>&1 || rc=1
+	git -C "$work" checkout -q -- net/bluetooth/cmtp/Kconfig
+	return $rc
 }
 warnings() {	# warnings LOG: its compiler warnings in drivers/isdn/capi/, no line numbers
 	sed -n -E 's#^[^ ]*(drivers/isdn/capi/[^:]*):[0-9]+:[0-9]+: (warning|error): #\1: \2: #p' "$1" | sort -u
@@ -93,18 +116,22 @@ warnings() {	# warnings LOG: its compiler warnings in drivers/isdn/capi/, no lin
 # Pristine 6.1 has W=1 warnings of its own (capiutil.c): those are the
 # baseline; a patch must add none.  The build is incremental, so a step
 # compiles (and warns about) only what the patch changed.
-if build_capi "$logdir/build-0.log"; then
+if [ "$build" = 0 ]; then
+	skip "pristine: drivers/isdn/capi builds" "--no-build"
+elif build_capi "$logdir/build-0.log"; then
 	pass "pristine: drivers/isdn/capi builds"
 else
 	fail "pristine: drivers/isdn/capi builds"
 	tail -n 30 "$logdir/build-0.log" | diag
 fi
-warnings "$logdir/build-0.log" >"$logdir/warnings-0"
-sed 's/^/pristine W=1 warning: /' "$logdir/warnings-0" | diag
+if [ "$build" = 1 ]; then
+	warnings "$logdir/build-0.log" >"$logdir/warnings-0"
+	sed 's/^/pristine W=1 warning: /' "$logdir/warnings-0" | diag
+fi
 step=0
 for p in "${patches[@]}"; do
 	step=$((step + 1))
-	if git -C "$work" am -q --keep-cr "$here/patches/$p" >"$logdir/am-$step.log" 2>&1; then
+	if git -C "$work" am -q --keep-cr "$here/$p" >"$logdir/am-$step.log" 2>&1; then
 		pass "patch $step ($p) applies"
 	else
 		fail "patch $step ($p) applies"
@@ -118,14 +145,16 @@ for p in "${patches[@]}"; do
 	# Debian's python3 first: checkpatch runs scripts/spdxcheck.py, which
 	# needs python3-ply and python3-git (install-deps.sh).
 	if (cd "$work" && PATH=/usr/bin:/bin:$PATH ./scripts/checkpatch.pl --strict --no-summary -q \
-		--ignore UNKNOWN_COMMIT_ID "$here/patches/$p") >"$logdir/checkpatch-$step.log" 2>&1 &&
+		--ignore UNKNOWN_COMMIT_ID "$here/$p") >"$logdir/checkpatch-$step.log" 2>&1 &&
 		[ ! -s "$logdir/checkpatch-$step.log" ]; then
 		pass "patch $step: checkpatch.pl --strict is clean"
 	else
 		fail "patch $step: checkpatch.pl --strict is clean"
 		diag <"$logdir/checkpatch-$step.log"
 	fi
-	if ! build_capi "$logdir/build-$step.log"; then
+	if [ "$build" = 0 ]; then
+		continue
+	elif ! build_capi "$logdir/build-$step.log"; then
 		fail "patch $step: drivers/isdn/capi builds with W=1 and no new warning"
 		tail -n 30 "$logdir/build-$step.log" | diag
 		continue
@@ -146,12 +175,15 @@ if [ "$stock" = 0 ]; then
 fi
 
 # Debian's config of the linux-image built from the same source version.
-pkg=${LINUX_SOURCE_PKG:-linux-source-6.1}
-ver=$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null) || bail "$pkg is not installed (./install-deps.sh)"
+tree_source "$pkg" 2>"$logdir/tree.log" || bail "$(cat "$logdir/tree.log")"
+ver=$tree_version
 debs="$sc/debs"
 mkdir -p "$debs"
 config=$(find "$debs/$ver" -path '*/usr/src/linux-headers-*-amd64/.config' 2>/dev/null | head -n1)
-if [ -z "$config" ]; then
+if [ "$pkg" = linux-source-6.12 ]; then
+	d=$("$here/suite.sh" trixie linux 6.12 | tail -n1) || bail "kernel/suite.sh trixie linux 6.12 failed"
+	config="$d/root/usr/src/linux-headers-$(cat "$d/abi")/.config"
+elif [ -z "$config" ]; then
 	# linux-headers-amd64 (= ver) depends on linux-headers-<abi>-amd64
 	hdr=$(apt-cache show "linux-headers-amd64=$ver" 2>/dev/null |
 		sed -n 's/^Depends: .*\(linux-headers-[0-9][^ ,]*-amd64\).*/\1/p' | head -n1)
@@ -231,14 +263,35 @@ variant() {	# variant NAME SEDSCRIPT
 	else fail "Debian config ($name): no other option changes"; echo "$other" | diag; fi
 }
 variant debian ''
-if grep -qx 'drivers/isdn/capi/kernelcapi.o m' <<<"$(built "$work" "$sc/stock-debian-after/.config")"; then
-	pass "Debian config: kernelcapi stays a module (=m) with the series"
+# kernelcapi is what BT_CMTP is: 6.1 m, 6.12 nothing (BT_CMTP cannot be set)
+cmtp=$(sed -n 's/^CONFIG_BT_CMTP=//p' "$sc/stock-debian-before/.config")
+kcapi=$(sed -n 's#^drivers/isdn/capi/kernelcapi.o ##p' <<<"$(built "$work" "$sc/stock-debian-after/.config")")
+if [ "$kcapi" = "$cmtp" ]; then
+	pass "Debian config: kernelcapi is built as BT_CMTP is ('${cmtp:-not at all}') with the series"
 else
-	fail "Debian config: kernelcapi stays a module (=m) with the series"
+	fail "Debian config: kernelcapi is built as BT_CMTP is ('${cmtp:-not at all}') with the series: '${kcapi:-not at all}'"
 fi
-# built in: Bluetooth (and rfkill, which caps it) too
-variant cmtp-y 's/^CONFIG_\(RFKILL\|BT\|BT_CMTP\)=m$/CONFIG_\1=y/'
-variant cmtp-n 's/^CONFIG_BT_CMTP=m$/# CONFIG_BT_CMTP is not set/'
+if [ "$cmtp" = m ]; then
+	# built in: Bluetooth (and rfkill, which caps it) too
+	variant cmtp-y 's/^CONFIG_\(RFKILL\|BT\|BT_CMTP\)=m$/CONFIG_\1=y/'
+	variant cmtp-n 's/^CONFIG_BT_CMTP=m$/# CONFIG_BT_CMTP is not set/'
+fi
+# capisim alone brings kernelcapi and the middleware ttys (patch 2's job)
+echo 'CONFIG_ISDN_CAPI_SIM=m' | cat "$config" - >"$sc/stock-capisim.config"
+if olddef "$patched" "$sc/stock-capisim.config" "$sc/stock-capisim-after"; then
+	sim=$(built "$work" "$sc/stock-capisim-after/.config")
+	want="CONFIG_ISDN_CAPI_MIDDLEWARE y
+drivers/isdn/capi/capisim.o m
+drivers/isdn/capi/kernelcapi.o ${cmtp:-m}"
+	if [ "$(grep -E '^(CONFIG_ISDN_CAPI_MIDDLEWARE|drivers/isdn/capi/(capisim|kernelcapi)\.o) ' <<<"$sim")" = "$want" ]; then
+		pass "Debian config + ISDN_CAPI_SIM=m: $(echo $sim)"
+	else
+		fail "Debian config + ISDN_CAPI_SIM=m builds kernelcapi, capisim and the middleware"
+		echo "$sim" | diag
+	fi
+else
+	fail "Debian config + ISDN_CAPI_SIM=m: olddefconfig"
+fi
 git -C "$work" checkout -q -f --detach "$patched"
 
 done_testing

@@ -25,7 +25,8 @@
 #   --print-version prints the PACKAGE_VERSION only: the upstream version
 #   of linux-source-6.1 and a hash of the series, e.g. 6.1.192-capi.1a2b3c4d.
 #
-# Environment: LINUX_SOURCE_PKG (default linux-source-6.1), and those of
+# Environment: LINUX_SOURCE_PKG (default linux-source-6.1; linux-source-6.12
+# takes Debian 13's tree and kernel/patches-6.12/series), and those of
 # kernel/build.sh (CAPI_DEVD_CACHE) for --source-tree.
 set -euo pipefail
 export LC_ALL=C
@@ -47,23 +48,19 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
-patchdir="$kdir/patches"
-[ -f "$patchdir/series" ] || die "no $patchdir/series"
-patches=()
-while IFS= read -r line || [ -n "$line" ]; do
-	line=${line%%#*}
-	line=$(echo "$line" | xargs)
-	[ -n "$line" ] || continue
-	[ -f "$patchdir/$line" ] || die "kernel/patches/series names $line, which is not in kernel/patches/"
-	patches+=("$line")
-done <"$patchdir/series"
-[ ${#patches[@]} -gt 0 ] || die "kernel/patches/series is empty: nothing to build out of tree"
-
+# shellcheck source=kernel/series.sh
+. "$kdir/series.sh"
 pkg=${LINUX_SOURCE_PKG:-linux-source-6.1}
-pkgver=$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null) ||
-	die "$pkg is not installed (apt-get install $pkg)"
+series=$(series_file "$pkg")
+[ -f "$series" ] || die "no $series"
+series_read "$series" || die "bad series (above)"
+patches=("${series_patches[@]}")
+[ ${#patches[@]} -gt 0 ] || die "kernel/${series#"$kdir"/} is empty: nothing to build out of tree"
+
+tree_source "$pkg" || die "no source tree $pkg (above)"
+pkgver=$tree_version
 version="${pkgver%%-*}-capi.$( {
-	for p in "${patches[@]}"; do echo "$p"; cat "$patchdir/$p"; done
+	for p in "${patches[@]}"; do basename "$p"; cat "$kdir/$p"; done
 	cat "$here/Kbuild" "$here/dkms.conf.in"
 } | sha256sum | cut -c1-8)"
 if [ "$print_version" = 1 ]; then echo "$version"; exit 0; fi
@@ -91,8 +88,8 @@ fi
 # search at $tmp's parent), only the hunks under drivers/isdn/capi/
 for p in "${patches[@]}"; do
 	(cd "$tmp" && GIT_CEILING_DIRECTORIES=$(dirname "$tmp") \
-		git apply --include='drivers/isdn/capi/*' --whitespace=nowarn "$patchdir/$p") ||
-		die "kernel/patches/$p does not apply to drivers/isdn/capi of $srctree"
+		git apply --include='drivers/isdn/capi/*' --whitespace=nowarn "$kdir/$p") ||
+		die "kernel/$p does not apply to drivers/isdn/capi of $srctree"
 done
 d="$tmp/drivers/isdn/capi"
 [ -f "$d/capisim.c" ] || die "the series adds no drivers/isdn/capi/capisim.c"

@@ -1,0 +1,67 @@
+# shellcheck shell=bash disable=SC2034  # sets variables for its callers
+# kernel/series.sh - sourced: which source tree, and which patches, in order.
+# Used by kernel/build.sh, kernel/check-series.sh, kernel/dkms/mksrc.sh and
+# kernel/port-series.sh.
+#
+# A tree is a Debian source package (LINUX_SOURCE_PKG):
+#   linux-source-6.1    Debian 12's, installed on the host (apt-get install)
+#   linux-source-6.12   Debian 13's, fetched into the cache by kernel/suite.sh
+#
+# The series of linux-source-V is kernel/patches-V/series when that file
+# exists, else kernel/patches/series.  A series names one patch a line,
+# relative to its own directory; "#" starts a comment.  So
+# kernel/patches-6.12/series names a patch shared with 6.1 as
+# ../patches/NAME and a patch of its own as NAME.
+
+series_kdir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+# series_file PKG: the series file of PKG's tree
+series_file() {
+	local v=${1#linux-source-}
+	if [ -f "$series_kdir/patches-$v/series" ]; then
+		echo "$series_kdir/patches-$v/series"
+	else
+		echo "$series_kdir/patches/series"
+	fi
+}
+
+# series_read FILE: the patches FILE names, in order, into the array
+# series_patches, as paths relative to kernel/ (patches/0001-....patch);
+# returns 1 with a message when FILE names a patch that does not exist.
+series_read() {
+	local file=$1 dir line name
+	series_patches=()
+	dir=$(dirname "$file")
+	while IFS= read -r line || [ -n "$line" ]; do
+		read -r name _ <<<"${line%%#*}" || true
+		[ -n "$name" ] || continue
+		if [ ! -f "$dir/$name" ]; then
+			echo "${file#"$series_kdir"/}: names $name, which does not exist" >&2
+			return 1
+		fi
+		series_patches+=("$(realpath -m --relative-to="$series_kdir" "$dir/$name")")
+	done <"$file"
+}
+
+# tree_source PKG: sets tree_tarball (the source tarball) and tree_version
+# (the Debian version of PKG); returns 1 with a message when PKG is missing.
+tree_source() {
+	local d
+	case $1 in
+	linux-source-6.12)
+		d=$("$series_kdir/suite.sh" trixie linux 6.12 | tail -n1) || return 1
+		tree_tarball=$d/root/usr/src/$1.tar.xz
+		tree_version=$(cat "$d/version")
+		;;
+	*)
+		tree_tarball=/usr/src/$1.tar.xz
+		if [ ! -r "$tree_tarball" ]; then
+			echo "$tree_tarball not found: the kernel source package is not installed.
+  Fix: apt-get install $1" >&2
+			return 1
+		fi
+		tree_version=$(dpkg-query -W -f='${Version}' "$1" 2>/dev/null) ||
+			tree_version="unknown-$(stat -c %s-%Y "$tree_tarball")"
+		;;
+	esac
+}
