@@ -115,7 +115,10 @@ warnings() {	# warnings LOG: its compiler warnings in drivers/isdn/capi/, no lin
 
 # Pristine 6.1 has W=1 warnings of its own (capiutil.c): those are the
 # baseline; a patch must add none.  The build is incremental, so a step
-# compiles (and warns about) only what the patch changed.
+# compiles (and warns about) only what the patch changed; the pristine
+# build compiles all of drivers/isdn/capi/, even in an object dir that an
+# earlier (perhaps interrupted) run left behind.
+rm -rf "$obj/drivers/isdn/capi"
 if [ "$build" = 0 ]; then
 	skip "pristine: drivers/isdn/capi builds" "--no-build"
 elif build_capi "$logdir/build-0.log"; then
