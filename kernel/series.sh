@@ -47,8 +47,15 @@ series_read() {
 # (the Debian version of PKG); returns 1 with a message when PKG is missing.
 tree_source() {
 	local d
+	# an installed source package first (Debian 13's, in a Debian 13
+	# package build), else the one fetched into the cache
 	case $1 in
 	linux-source-6.12)
+		[ -r "/usr/src/$1.tar.xz" ] && [ -z "${CAPI_SUITE_SOURCE:-}" ] &&
+			tree_version=$(dpkg-query -W -f='${Version}' "$1" 2>/dev/null) && {
+			tree_tarball=/usr/src/$1.tar.xz
+			return 0
+		}
 		d=$("$series_kdir/suite.sh" trixie linux 6.12 | tail -n1) || return 1
 		tree_tarball=$d/root/usr/src/$1.tar.xz
 		tree_version=$(cat "$d/version")

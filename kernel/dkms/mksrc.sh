@@ -96,7 +96,9 @@ d="$tmp/drivers/isdn/capi"
 [ -f "$d/Makefile" ] || die "no drivers/isdn/capi/Makefile"
 rm -f "$d/Kconfig"
 cp "$here/Kbuild" "$d/Kbuild"
-sed "s/@VERSION@/$version/" "$here/dkms.conf.in" >"$d/dkms.conf"
+series_v=${pkg#linux-source-}
+sed -e "s/@VERSION@/$version/" -e "s/@SERIES@/$series_v/" \
+	-e "s/@KERNELS@/^${series_v//./\\\\.}\\\\./" "$here/dkms.conf.in" >"$d/dkms.conf"
 cat >"$d/dkms-version.c" <<EOF
 // SPDX-License-Identifier: GPL-2.0
 /* Written by capi-devd's kernel/dkms/mksrc.sh: the DKMS package version. */
