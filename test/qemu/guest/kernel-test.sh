@@ -42,7 +42,7 @@ modinfo capisim >/dev/null 2>&1 && has_capisim=1
 has_devname=0
 grep -q '^kernelcapi capi20 c68:0$' "$moddir/modules.devname" 2>/dev/null && has_devname=1
 
-plan 20
+plan 21
 echo "# kernel $krel, expect=$expect, capisim module: $has_capisim, devname alias: $has_devname"
 
 # 1
@@ -148,7 +148,7 @@ if [ $has_capisim = 1 ] && loaded capisim; then
 else
 	missing_part "capisim-smoke" "no capisim module (series patch adding it missing)"
 fi
-# 15b: capisim-listen, on a capisim with room for its calls and a small
+# 16: capisim-listen, on a capisim with room for its calls and a small
 # echo_limit: kcapi refuses a writer that never reads (0x1103) and the slab
 # stays put; calls offered to every listener, first to accept wins, ignore;
 # held-back DATA_B3_REQs confirmed at hangup; echo_limit per application
@@ -163,13 +163,13 @@ if [ $has_capisim = 1 ] && loaded capisim && rmmod capisim &&
 else
 	missing_part "capisim-listen" "no capisim module (series patch adding it missing)"
 fi
-# 16
+# 17
 unload_ok=1
 if loaded capisim; then rmmod capisim 2>&1 | diag; loaded capisim && unload_ok=0; fi
 rmmod kernelcapi 2>&1 | diag
 loaded kernelcapi && unload_ok=0
 if [ $unload_ok = 1 ]; then pass "capisim and kernelcapi unload"; else fail "capisim and kernelcapi unload"; grep capi /proc/modules | diag; fi
-# 17
+# 18
 reload_ok=1
 modprobe kernelcapi 2>&1 | diag
 loaded kernelcapi || reload_ok=0
@@ -181,16 +181,16 @@ fi
 udevadm settle -t 10 2>/dev/null
 [ "$(node /dev/capi20)" = "c 68:0" ] || reload_ok=0
 if [ $reload_ok = 1 ]; then pass "reload: modules back, /dev/capi20 char 68:0"; else fail "reload: modules back, /dev/capi20 char 68:0"; { grep capi /proc/modules; ls -l /dev/capi*; cat /proc/capi/controller; } 2>&1 | diag; fi
-# 18
+# 19
 if [ $has_capisim = 1 ]; then
 	rmmod capisim 2>&1 | diag
 fi
 rmmod kernelcapi 2>&1 | diag
 if ! loaded kernelcapi && ! loaded capisim; then pass "second unload"; else fail "second unload"; fi
-# 19
+# 20
 check "no WARNING/BUG/Oops in dmesg after load/unload cycles" no_bad_dmesg || dmesg | tail -n 60 | diag
 
-# 20: only a debug kernel (kernel/build.sh --debug) has kmemleak; the skip
+# 21: only a debug kernel (kernel/build.sh --debug) has kmemleak; the skip
 # does not depend on capi.expect
 if have_kmemleak; then
 	no_capi_leak
