@@ -90,7 +90,7 @@ debs_built() { ls "$o"/capi-devd_*.deb "$o"/capisim-dkms_*.deb; }
 if check "dpkg-buildpackage in Debian 13 builds capi-devd and capisim-dkms" debs_built; then
 	for f in "$o"/*.deb; do diag "$(basename "$f")"; done
 else
-	tail -n 40 "$o/inside.log" | diag
+	{ grep -E '(^|: )(error|E):' "$o/inside.log" | head -n 20; tail -n 20 "$o/inside.log"; } | diag
 fi
 check "capisim-dkms built there carries the 6.12 tree" \
 	grep -q 'capisim-6\.12\.' "$o/usr-src"
