@@ -64,3 +64,7 @@ file_list() {
 no_capi_names() {
 	[ -z "$(ls -d /dev/capi20 /dev/capi20.* /dev/capi /dev/isdn/capi20 2>/dev/null)" ]
 }
+no_capi_names_but_static() {
+	[ -z "$(ls -d /dev/capi20.* /dev/capi /dev/isdn/capi20 2>/dev/null)" ] &&
+		{ [ ! -e /dev/capi20 ] || [ "$(stat -c '%F %t:%T' /dev/capi20)" = "character special file 44:0" ]; }
+}
