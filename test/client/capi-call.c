@@ -384,12 +384,17 @@ static void listen_and_answer(void)
 		      calls[i].plci, calls[i].ncci);
 }
 
-/* Wait for a name to appear, as pppdcapiplugin does: retry for a while. */
+/*
+ * Wait for a name to appear, as pppdcapiplugin does: retry for a while.
+ * Until it is ours to open: devtmpfs makes a tty root:root 0600, and
+ * udevd or capi-devd gives it its group a moment later, which an
+ * application not run as root has to wait for too.
+ */
 static bool wait_name(const char *name)
 {
 	double end = now() + wait_s;
 
-	while (access(name, F_OK) != 0) {
+	while (access(name, R_OK | W_OK) != 0) {
 		if (now() > end)
 			return false;
 		usleep(20000);
