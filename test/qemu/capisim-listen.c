@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include "../tap.h"
+#include "capimsg.h"
 
 #define REQ	0x80
 #define CONF	0x81
@@ -68,42 +69,10 @@ struct app {
 	uint16_t applid, msgnum;
 };
 
-struct msg {
-	uint8_t b[4096];
-	unsigned int len;
-};
-
 static void bail(const char *what)
 {
 	printf("Bail out! %s (%s)\n", what, strerror(errno));
 	exit(2);
-}
-
-static uint16_t get16(const uint8_t *p)
-{
-	return p[0] | p[1] << 8;
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static void put8(struct msg *m, uint8_t v)
-{
-	m->b[m->len++] = v;
-}
-
-static void put16(struct msg *m, uint16_t v)
-{
-	put8(m, v);
-	put8(m, v >> 8);
-}
-
-static void put32(struct msg *m, uint32_t v)
-{
-	put16(m, v);
-	put16(m, v >> 16);
 }
 
 static void putnum(struct msg *m, const char *digits, int calling)
