@@ -51,7 +51,7 @@ tree_source() {
 	# package build), else the one fetched into the cache
 	case $1 in
 	linux-source-6.12)
-		[ -r "/usr/src/$1.tar.xz" ] && [ -z "${CAPI_SUITE_SOURCE:-}" ] &&
+		[ -r "/usr/src/$1.tar.xz" ] &&
 			tree_version=$(dpkg-query -W -f='${Version}' "$1" 2>/dev/null) && {
 			tree_tarball=/usr/src/$1.tar.xz
 			return 0
