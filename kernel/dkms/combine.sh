@@ -31,7 +31,7 @@ for t in "$@"; do
 	[ -f "$t/dkms.conf" ] || die "$t has no dkms.conf (not made by kernel/dkms/mksrc.sh)"
 	v=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$t/dkms.conf")
 	k=$(sed -n 's/^BUILD_EXCLUSIVE_KERNEL="\^\(.*\)"$/\1/p' "$t/dkms.conf")
-	s=$(sed -n 's/^# capi-devd kernel series), for the kernels of one tree (\(.*\))\.$/\1/p' "$t/dkms.conf")
+	s=$(cut -d. -f1,2 <<<"$v")	# the tree: 6.1 of 6.1.192-capi.HASH
 	[ -n "$v" ] && [ -n "$k" ] && [ -n "$s" ] || die "$t/dkms.conf: no version, kernels or tree"
 	case " ${series[*]} " in *" $s "*) die "tree $s given twice" ;; esac
 	mkdir "$out/linux-$s"
