@@ -57,6 +57,8 @@ esac
 case $group in
 udev) ppp=() ;;
 ttyfix)
+	# scenario 32's failslab takes only caches marked at boot
+	[ "${CAPI_KERNEL_DEBUG:-0}" != 1 ] || append="$append slub_debug=A,kmalloc-2k"
 	ppp=(--add "${LDISC_SWITCH:?set LDISC_SWITCH to the built test/qemu/ldisc-switch (make check does)}:/usr/bin/ldisc-switch") ;;
 pppd|demo|stock-udev) ;;
 kernel|stock-kernel)
