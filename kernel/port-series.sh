@@ -12,6 +12,10 @@
 #        (git patch-id --stable) of the 6.1 patch it was ported from and
 #        that is the 6.1 patch's patch-id now: a port made (or mended) by
 #        hand is kept while its 6.1 patch's change stays the same;
+#        When that patch has changed since, the port is not dropped: the
+#        new 6.1 patch is applied (three-way) and the port stops, for the
+#        port's own changes to be made again by hand (a port may differ
+#        where git am sees nothing: 6.12's types, say), then --continue;
 #     2. the 6.1 patch itself (git am): shared, named ../patches/NAME;
 #     3. the 6.1 patch merged three-way (git am -3, the 6.1 blobs its index
 #        lines name come from the 6.1 tree with the patches before it):
@@ -113,6 +117,18 @@ for ((i = done_n; i < ${#from[@]}; i++)); do
 		continue
 	fi
 	g am --abort >/dev/null 2>&1 || true
+	# A port can differ from its 6.1 patch where git am sees no conflict
+	# (6.12's types, say): once that patch has changed, the port is mended
+	# by hand again, never silently dropped for the new 6.1 patch.
+	if [ -n "${origin[$name]:-}" ] && [ -f "$portdir/$name" ]; then
+		g am -q -3 --keep-cr "$here/$p" ||
+			say "$name: conflict; resolve it (git add -f FILE, git -C $work am --continue) first"
+		echo "$name port" >>"$work/.git/port-how"
+		say "$name: the 6.1 patch has changed since its port (kernel/patches-$v/$name) was made."
+		say "  Make in $work what the port changed beyond the 6.1 patch, git -C $work commit -a --amend,"
+		say "  then: kernel/port-series.sh --tree $v --continue"
+		exit 1
+	fi
 	if g am -q --keep-cr "$here/$p" 2>/dev/null; then
 		say "$name: the 6.1 patch applies as it is (shared)"
 		echo "$name shared" >>"$work/.git/port-how"
