@@ -37,15 +37,17 @@ run_scenarios() {
 # The kernel's own reports: WARN, BUG, and on the debug kernels lockdep,
 # KASAN and KCSAN, which report through them.  KCSAN (kernel/kcsan.config)
 # reports every data race it sees, most of them in the rest of the kernel:
-# a report counts only when CAPI code takes part in it (capi in one of its
-# lines: a function, or the module kernelcapi or capisim); kcsan_others
-# lists the rest.
+# a report counts only when CAPI code takes part in it (one of its frames
+# is a capi* function or in the module kernelcapi or capisim; not the
+# kernel release, 6.1.192-capi, of its CPU: line); kcsan_others lists
+# the rest.
 kcsan_split() {	# kcsan_split ours|others: the KCSAN reports of that kind
 	dmesg | awk -v want="$1" '
 		/BUG: KCSAN: / { blk = $0 "\n"; inblk = 1; next }
 		inblk && /=====/ {
 			inblk = 0
-			if ((blk ~ /capi/) == (want == "ours")) printf "%s", blk
+			ours = blk ~ /\[(kernelcapi|capisim)\]|[a-z0-9_]*capi[a-z0-9_]*\+0x/
+			if (ours == (want == "ours")) printf "%s", blk
 			next
 		}
 		inblk { blk = blk $0 "\n"; next }
