@@ -106,7 +106,7 @@ mkdir -p "$archives"
 cp -n "$d"/debs/*.deb "$archives/" 2>/dev/null || true
 work=$(mktemp -d "${TMPDIR:-/tmp}/capi-chroot-debs.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-(cd "$top" && files | tar --null -T - -czf "$work/src.tar.gz" --transform 's,^\(\./\)\{0,1\},capi-devd/,')
+(cd "$top" && files | tar --null -T - -czf "$work/src.tar.gz" --transform 's|^\(\./\)\{0,1\}|capi-devd/|')
 version=$(sed -n 's/^AC_INIT(\[capi-devd\], \[\([^]]*\)\].*/\1/p' "$top/configure.ac")
 
 # In the chroot: the build dependencies (debian/control), the two builds,
