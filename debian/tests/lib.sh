@@ -37,7 +37,8 @@ install_debs() {
 	(cd "$1" && bash -c "$line" </dev/null)
 }
 dkms_module() {	# dkms_module NAME: the module DKMS installed for this kernel
-	test -f "/lib/modules/$KREL/updates/dkms/$1.ko"
+	# (compressed, .ko.xz, where the kernel's modules are: Debian 13)
+	compgen -G "/lib/modules/$KREL/updates/dkms/$1.ko*" >/dev/null
 }
 modinfo_path_is_dkms() { modinfo -n "$1" | grep -q "^/lib/modules/$KREL/updates/dkms/$1\.ko"; }
 modinfo_path_is_debian() { modinfo -n kernelcapi | grep -q "^/lib/modules/$KREL/kernel/drivers/isdn/capi/kernelcapi\.ko"; }
@@ -86,6 +87,11 @@ load_baseline() {	# load_baseline FILE
 }
 no_builtin_kernelcapi() {
 	! grep -q kernelcapi "/lib/modules/$KREL/modules.builtin" && [ ! -d /sys/module/kernelcapi ]
+}
+# the installed libcapi20 package (libcapi20-3, or libcapi20-3t64 from Debian 13 on)
+libcapi20_pkg() {
+	dpkg-query -W -f='${db:Status-Abbrev} ${Package} ${Version}\n' 'libcapi20-3*' 2>/dev/null |
+		awk '$1 == "ii" { print $2, $3; exit }'
 }
 release_major() { (. /etc/os-release && echo "${VERSION_ID%%.*}"); }
 systemd_version() { systemctl --version | sed -n '1s/^systemd \([0-9]*\).*/\1/p'; }

@@ -558,6 +558,7 @@ static void controller_info(void)
 	__u32 v[4];
 	__u16 n = 0;
 	unsigned int err;
+	bool ok;
 
 	memset(buf, 0, sizeof(buf));
 	err = capi20_get_profile(0, buf);
@@ -571,15 +572,19 @@ static void controller_info(void)
 	      "CAPI_GET_PROFILE %u: %u B channels, global options 0x%x, B1 0x%x B2 0x%x B3 0x%x",
 	      ctrl, p.nbchannel, p.goptions, p.support1, p.support2, p.support3);
 	memset(manu, 0, sizeof(manu));
-	check(capi20_get_manufacturer(ctrl, manu) && strstr((char *)manu, "capisim"),
+	ok = capi20_get_manufacturer(ctrl, manu) != NULL;
+	check(ok && strstr((char *)manu, "capisim"),
 	      "CAPI_GET_MANUFACTURER %u: \"%.63s\"", ctrl, (char *)manu);
+	/* each call before its check(): the arguments are read in any order */
 	memset(v, 0, sizeof(v));
-	check(capi20_get_version(ctrl, (unsigned char *)v) && v[0] == 2 && v[1] == 0,
+	ok = capi20_get_version(ctrl, (unsigned char *)v) != NULL;
+	check(ok && v[0] == 2 && v[1] == 0,
 	      "CAPI_GET_VERSION %u: CAPI %u.%u, manufacturer's %u.%u", ctrl,
 	      v[0], v[1], v[2], v[3]);
 	memset(serial, 0, sizeof(serial));
-	check(capi20_get_serial_number(ctrl, serial) && serial[0],
-	      "CAPI_GET_SERIAL %u: \"%.8s\"", ctrl, (char *)serial);
+	ok = capi20_get_serial_number(ctrl, serial) != NULL;
+	check(ok && serial[0], "CAPI_GET_SERIAL %u: \"%.8s\"", ctrl,
+	      (char *)serial);
 	printf("CONTROLLER %u B-channels %u manufacturer \"%.63s\" version %u.%u serial %.8s\n",
 	       ctrl, p.nbchannel, (char *)manu, v[0], v[1], (char *)serial);
 }
