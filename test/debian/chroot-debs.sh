@@ -13,7 +13,8 @@
 #   version before), then apt-get install of the new .debs, whose
 #   capisim-dkms postinst has DKMS build kernelcapi and capisim.
 #   The results live in the cache, keyed by what goes into the packages
-#   (the tree's files but its tests, debian/tests, doc/ and bench/), this
+#   (the tree's files but its tests, debian/tests, doc/, bench/ and the
+#   *.md files, none of which a package installs), this
 #   script, build-debs.sh, the sources and the suite's apt lists:
 #     $CAPI_DEVD_CACHE/debs/SUITE-KEY/
 #       new/  old/    the .debs (and .changes, .buildinfo, build.log)
@@ -73,7 +74,7 @@ files() {
 	fi
 }
 # what the packages are made of: not the tests, which debian/tests run
-packaged() { grep -zv -e '^\(\./\)\{0,1\}\(test\|debian/tests\|doc\|bench\)/'; }
+packaged() { grep -zv -e '^\(\./\)\{0,1\}\(test\|debian/tests\|doc\|bench\)/' -e '\.md$'; }
 key=$( {
 	echo "suite $suite"
 	(cd "$top" && files | packaged | sort -z | xargs -0 sha256sum)
