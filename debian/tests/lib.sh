@@ -37,7 +37,8 @@ install_debs() {
 	(cd "$1" && bash -c "$line" </dev/null)
 }
 dkms_module() {	# dkms_module NAME: the module DKMS installed for this kernel
-	test -f "/lib/modules/$KREL/updates/dkms/$1.ko"
+	# (compressed, .ko.xz, where the kernel's modules are: Debian 13)
+	compgen -G "/lib/modules/$KREL/updates/dkms/$1.ko*" >/dev/null
 }
 modinfo_path_is_dkms() { modinfo -n "$1" | grep -q "^/lib/modules/$KREL/updates/dkms/$1\.ko"; }
 modinfo_path_is_debian() { modinfo -n kernelcapi | grep -q "^/lib/modules/$KREL/kernel/drivers/isdn/capi/kernelcapi\.ko"; }
@@ -68,3 +69,36 @@ no_capi_names_but_static() {
 	[ -z "$(ls -d /dev/capi20.* /dev/capi /dev/isdn/capi20 2>/dev/null)" ] &&
 		{ [ ! -e /dev/capi20 ] || [ "$(stat -c '%F %t:%T' /dev/capi20)" = "character special file 44:0" ]; }
 }
+
+# What the release's stock kernel brought before the install, recorded by
+# record_baseline into FILE and read back (after the reboot) by
+# load_baseline: stock_kernelcapi (modinfo -n kernelcapi, empty when the
+# kernel has none) and dev_capi20 (what /dev/capi20 was, or none).  The
+# checks after the remove compare with it, whatever the release.
+stock_kernelcapi="" dev_capi20=""
+record_baseline() {	# record_baseline FILE
+	stock_kernelcapi=$(modinfo -n kernelcapi 2>/dev/null)
+	dev_capi20=$(stat -c '%F %Hr:%Lr %U %G %a' /dev/capi20 2>/dev/null || echo none)
+	printf 'stock_kernelcapi=%q\ndev_capi20=%q\n' "$stock_kernelcapi" "$dev_capi20" >"$1"
+}
+load_baseline() {	# load_baseline FILE
+	# shellcheck disable=SC1090
+	. "$1"
+}
+no_builtin_kernelcapi() {
+	! grep -q kernelcapi "/lib/modules/$KREL/modules.builtin" && [ ! -d /sys/module/kernelcapi ]
+}
+# the installed libcapi20 package (libcapi20-3, or libcapi20-3t64 from Debian 13 on)
+libcapi20_pkg() {
+	dpkg-query -W -f='${db:Status-Abbrev} ${Package} ${Version}\n' 'libcapi20-3*' 2>/dev/null |
+		awk '$1 == "ii" { print $2, $3; exit }'
+}
+release_major() { (. /etc/os-release && echo "${VERSION_ID%%.*}"); }
+systemd_version() { systemctl --version | sed -n '1s/^systemd \([0-9]*\).*/\1/p'; }
+stock_kernelcapi_again() { [ "$(modinfo -n kernelcapi 2>/dev/null)" = "$stock_kernelcapi" ]; }
+# the installed unit and rules file, wherever the release puts them
+unit_file() { systemctl show -P FragmentPath capi-devd.service; }
+rules_file() { ls /usr/lib/udev/rules.d/50-capi.rules /lib/udev/rules.d/50-capi.rules 2>/dev/null | head -n1; }
+# client_echoes N PATTERN: the client's checks say it echoed bytes through
+# N ttys whose names match PATTERN (an ERE)
+client_echoes() { [ "$(grep -cE "^ok .*: bytes echoed through $2\$" "$CALL_OUT")" = "$1" ]; }

@@ -13,6 +13,12 @@
  *
  *   capi-call [-c CTRL] [-n CALLS] [-w SECONDS] [-l] [-H] [-E] [-B BYTES]
  *             [-d NUMBER | -A [-m MSN] [-t SECONDS]] [COMMAND ARG...]
+ *   capi-call -I [-c CTRL]
+ *     -I          the controllers, as capiinfo lists them, and nothing
+ *                 else: CAPI_GET_PROFILE of controller 0 (how many) and of
+ *                 CTRL, its manufacturer (capisim's), CAPI version and
+ *                 serial number through libcapi20; one
+ *                 "CONTROLLER CTRL ..." line with them
  *     -c CTRL     controller number (default 1)
  *     -n CALLS    simultaneous calls (default 1; 0: only register)
  *     -w SECONDS  how long to wait for a tty name (default 5)
@@ -81,7 +87,7 @@ struct call {
 };
 
 static unsigned int applid, ctrl = 1, ncalls = 1, wait_s = 5;
-static bool legacy, hold, no_echo, answer;
+static bool legacy, hold, no_echo, answer, show_info;
 static const char *number, *msn;
 static unsigned int answer_s = 60;
 static bool listen_done;
@@ -544,6 +550,45 @@ static void use_ttys(void)
 	}
 }
 
+/* -I: what capiinfo shows of controller ctrl, through libcapi20. */
+static void controller_info(void)
+{
+	unsigned char buf[64], serial[64], manu[64];
+	struct capi_profile p;
+	__u32 v[4];
+	__u16 n = 0;
+	unsigned int err;
+	bool ok;
+
+	memset(buf, 0, sizeof(buf));
+	err = capi20_get_profile(0, buf);
+	memcpy(&n, buf, sizeof(n));
+	check(err == CapiNoError && n >= ctrl,
+	      "CAPI_GET_PROFILE 0: %u controller(s) installed (0x%04x)", n, err);
+	memset(buf, 0, sizeof(buf));
+	err = capi20_get_profile(ctrl, buf);
+	memcpy(&p, buf, sizeof(p));
+	check(err == CapiNoError && p.nbchannel > 0,
+	      "CAPI_GET_PROFILE %u: %u B channels, global options 0x%x, B1 0x%x B2 0x%x B3 0x%x",
+	      ctrl, p.nbchannel, p.goptions, p.support1, p.support2, p.support3);
+	memset(manu, 0, sizeof(manu));
+	ok = capi20_get_manufacturer(ctrl, manu) != NULL;
+	check(ok && strstr((char *)manu, "capisim"),
+	      "CAPI_GET_MANUFACTURER %u: \"%.63s\"", ctrl, (char *)manu);
+	/* each call before its check(): the arguments are read in any order */
+	memset(v, 0, sizeof(v));
+	ok = capi20_get_version(ctrl, (unsigned char *)v) != NULL;
+	check(ok && v[0] == 2 && v[1] == 0,
+	      "CAPI_GET_VERSION %u: CAPI %u.%u, manufacturer's %u.%u", ctrl,
+	      v[0], v[1], v[2], v[3]);
+	memset(serial, 0, sizeof(serial));
+	ok = capi20_get_serial_number(ctrl, serial) != NULL;
+	check(ok && serial[0], "CAPI_GET_SERIAL %u: \"%.8s\"", ctrl,
+	      (char *)serial);
+	printf("CONTROLLER %u B-channels %u manufacturer \"%.63s\" version %u.%u serial %.8s\n",
+	       ctrl, p.nbchannel, (char *)manu, v[0], v[1], (char *)serial);
+}
+
 static void hang_up(void)
 {
 	unsigned int i, up = 0;
@@ -680,7 +725,7 @@ int main(int argc, char **argv)
 	unsigned int err;
 	int c, rc;
 
-	while ((c = getopt(argc, argv, "+c:n:w:lHEB:d:Am:t:")) != -1) {
+	while ((c = getopt(argc, argv, "+c:n:w:lHEB:d:Am:t:I")) != -1) {
 		switch (c) {
 		case 'c': ctrl = (unsigned int)atoi(optarg); break;
 		case 'n': ncalls = (unsigned int)atoi(optarg); break;
@@ -693,11 +738,13 @@ int main(int argc, char **argv)
 		case 'A': answer = true; break;
 		case 'm': msn = optarg; break;
 		case 't': answer_s = (unsigned int)atoi(optarg); break;
+		case 'I': show_info = true; break;
 		default:
 			fprintf(stderr, "usage: capi-call [-c CTRL] [-n CALLS] "
 				"[-w SECONDS] [-l] [-H] [-E] [-B BYTES]\n"
 				"       [-d NUMBER | -A [-m MSN] [-t SECONDS]] "
-				"[COMMAND ARG...]\n");
+				"[COMMAND ARG...]\n"
+				"       capi-call -I [-c CTRL]\n");
 			return 2;
 		}
 	}
@@ -727,6 +774,10 @@ int main(int argc, char **argv)
 	      capi_info2str((_cword)err));
 	if (err != CapiNoError)
 		goto out;
+	if (show_info) {
+		controller_info();
+		goto out;
+	}
 	err = capi20_register(ncalls ? ncalls : 1, 7, 2048, &applid);
 	check(err == CapiNoError, "application registered, ApplID %u", applid);
 	if (err != CapiNoError)

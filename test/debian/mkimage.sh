@@ -6,14 +6,15 @@
 #   Builds, with mmdebstrap (Debian's own tool), a Debian SUITE system
 #   (default bookworm): systemd, udev, the stock linux-image-amd64 with its
 #   headers and its own initramfs (initramfs-tools), dkms, gcc,
-#   libcapi20-3, ppp and what the DEP-8 tests of debian/tests use, as a raw
+#   libcapi20 (libcapi20-3 on Debian 12, libcapi20-3t64 from Debian 13 on),
+#   ppp and what the DEP-8 tests of debian/tests use, as a raw
 #   ext4 disk image.  The apt sources are the host's own Debian entries
 #   (/etc/apt/sources.list.d/*.sources, /etc/apt/sources.list) with the
 #   suite name replaced by SUITE; nothing is installed on the host.
 #
 #   The image lives in the cache, keyed by what went into it (the suite,
-#   the package list, this script, mmdebstrap's version and the host's
-#   apt lists of the suite):
+#   the package list, this script, mmdebstrap's version and the apt lists
+#   of the suite: the host's, else kernel/suite.sh's private ones):
 #     $CAPI_DEVD_CACHE/debian-image/SUITE-KEY/
 #       disk.img      the root file system (raw ext4; boot it through a
 #                     qcow2 overlay, test/debian/run.sh does)
@@ -56,9 +57,14 @@ done
 
 # What the tests need in the guest: the packages' dependencies (dkms,
 # the headers, a compiler) are there, since the guest has no network.
+# Debian 13's 64-bit time_t transition renamed the library's package.
+case "$suite" in
+bookworm) libcapi20="libcapi20-3" ;;
+*) libcapi20="libcapi20-3t64" ;;
+esac
 packages="systemd systemd-sysv udev dbus kmod initramfs-tools
 linux-image-amd64 linux-headers-amd64 dkms gcc make libc6-dev
-libcapi20-3 libcapi20-dev ppp iproute2 iputils-ping socat procps"
+$libcapi20 libcapi20-dev ppp iproute2 iputils-ping socat procps"
 
 # The host's Debian entries, for SUITE.
 sources() {
@@ -81,8 +87,10 @@ case "$cache" in /*) ;; *) cache="$PWD/$cache" ;; esac
 ic="$cache/debian-image"
 mkdir -p "$ic"
 
-# The host's lists of the suite say which versions the image gets.
-lists=$(cat /var/lib/apt/lists/*_dists_"${suite}"*_InRelease 2>/dev/null | sha256sum)
+# The lists of the suite say which versions the image gets: the host's,
+# or for another release kernel/suite.sh's private ones (the host has none).
+lists=$( { cat /var/lib/apt/lists/*_dists_"${suite}"*_InRelease 2>/dev/null ||
+	cat "$cache/apt/$suite"/lists/*_dists_"${suite}"*_InRelease 2>/dev/null; } | sha256sum)
 key=$( {
 	echo "suite $suite"
 	echo "packages $packages"

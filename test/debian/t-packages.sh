@@ -13,8 +13,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 # shellcheck source=test/tap.sh
 . "$here/../tap.sh"
+# shellcheck source=test/debian/dep8-lib.sh
+. "$here/dep8-lib.sh"
 suite=${CAPI_DEBIAN_SUITE:-bookworm}
-cache=${CAPI_DEVD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/capi-devd}
 for c in dpkg-buildpackage:dpkg-dev lintian:lintian piuparts:piuparts mmdebstrap:mmdebstrap \
 	qemu-img:qemu-utils dh_dkms:dh-dkms; do
 	need "${c%%:*}" "${c#*:}"
@@ -60,41 +61,8 @@ grep -E 'PASS|FAIL|ERROR' "$work/piuparts.out" | tail -n 5 | diag
 diag "figure: piuparts: $(secs "$t0") s"
 
 # ---------------------------------------------------------------- image
-t0=$(date +%s)
-if image=$("$here/mkimage.sh" --suite "$suite" 2>"$work/image.err" | tail -n1) && [ -f "$image/.done" ]; then
-	pass "a Debian $suite image made with mmdebstrap ($(sed -n 's/^kernelrelease=//p' "$image/info"))"
-	diag "figure: image: $(secs "$t0") s now, $(sed -n 's/^build_seconds=//p' "$image/info") s when built"
-else
-	fail "a Debian $suite image made with mmdebstrap (test/debian/mkimage.sh)"
-	diag <"$work/image.err"
-	done_testing
-fi
+dep8_image "$suite" "$work"
 
 # ---------------------------------------------------------------- DEP-8
-t0=$(date +%s)
-mkdir -p "$cache/dep8"
-out=$(mktemp -d "$cache/dep8/run.XXXXXX")
-"$here/run.sh" --image "$image" --debs "$work/new" --debs-old "$work/old" --out "$out" >/dev/null 2>"$work/run.err"
-r=$?
-diag "figure: debian/tests in the VM: $(secs "$t0") s"
-sed 's/^/figure: /' "$out/boots" 2>/dev/null | diag
-check "the guest ran every test of debian/tests/control and powered off" test $r = 0 ||
-	{ diag <"$work/run.err"; tail -n 60 "$out/console.log" | diag; }
-for t in $(sed -n 's/^Tests:[[:space:]]*//p' "$top/debian/tests/control"); do
-	TAP_PREFIX="$t"
-	# the test's own TAP, renumbered into this stream
-	while IFS= read -r line; do
-		case "$line" in
-		"ok "*) pass "${line#ok * - }" ;;
-		"not ok "*) fail "${line#not ok * - }" ;;
-		"# "*) [[ $line == "# figure:"* ]] && echo "$line" ;;
-		esac
-	done <"$out/$t.log" 2>/dev/null
-	st=$(cat "$out/$t.status" 2>/dev/null || echo none)
-	check "debian/tests/$t exits 0 (status $st)" test "$st" = 0 ||
-		grep -v '^ok ' "$out/$t.log" 2>/dev/null | tail -n 60 | diag
-done
-TAP_PREFIX=""
-# keep the three newest runs
-ls -1dt "$cache/dep8"/run.*/ 2>/dev/null | tail -n +4 | while read -r d; do rm -rf "$d"; done
+dep8_run "$work/new" "$work/old" "$work"
 done_testing

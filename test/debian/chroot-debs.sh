@@ -1,0 +1,168 @@
+#!/bin/bash
+# test/debian/chroot-debs.sh - the Debian packages of this tree built in
+# another Debian release, as its users would build them, and capisim-dkms
+# installed there so that DKMS builds the modules for that release's kernel
+#
+# Usage: test/debian/chroot-debs.sh [--force] SUITE
+#
+#   SUITE: trixie (Debian 13; its linux-source-6.12 gives the DKMS tree).
+#   In a SUITE chroot made with mmdebstrap from the archive the host's apt
+#   already uses (kernel/suite.sh's private sources.list; nothing of SUITE
+#   touches the host): apt-get build-dep, then test/debian/build-debs.sh
+#   twice, for this version and as VERSION~prev1 (the upgrade test's
+#   version before), then apt-get install of the new .debs, whose
+#   capisim-dkms postinst has DKMS build kernelcapi and capisim.
+#   The results live in the cache, keyed by what goes into the packages
+#   (the tree's files but its tests, debian/tests, doc/, bench/ and the
+#   *.md files, none of which a package installs), this
+#   script, build-debs.sh, the sources and the suite's apt lists:
+#     $CAPI_DEVD_CACHE/debs/SUITE-KEY/
+#       new/  old/    the .debs (and .changes, .buildinfo, build.log)
+#       inside.log    the chroot's log; gcc, usr-src, dkms-status,
+#                     modules, modinfo: what the install left
+#       abi           the ABI of SUITE's linux-image-amd64
+#       info          suite, key, build_seconds
+#   stdout: one line, that directory.  Exit status 0 when both builds gave
+#   their .debs (the directory is then complete and kept: .done), 1 when
+#   not (the directory holds the logs; the next run tries again).
+#   The .debs the chroot downloads are kept in $CAPI_DEVD_CACHE/suite/SUITE/
+#   archives for the next run.
+#
+# Environment: CAPI_DEVD_CACHE (cache root, as kernel/build.sh).
+set -euo pipefail
+export LC_ALL=C
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+self="$here/$(basename "${BASH_SOURCE[0]}")"
+top=$(cd "$here/../.." && pwd)
+say() { echo "[chroot-debs] $*" >&2; }
+die() { echo "test/debian/chroot-debs.sh: error: $*" >&2; exit 2; }
+
+force=0 suite=""
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--force) force=1 ;;
+	-h|--help) sed -n '2,/^set -euo/p' "$self" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-*) die "unknown option $1 (try --help)" ;;
+	*) suite=$1 ;;
+	esac
+	shift
+done
+case "$suite" in
+trixie) series=6.12 ;;
+*) die "SUITE must be trixie (try --help)" ;;
+esac
+for c in mmdebstrap flock sha256sum; do
+	command -v "$c" >/dev/null 2>&1 || die "$c not found. Fix: ./install-deps.sh"
+done
+cache=${CAPI_DEVD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/capi-devd}
+case "$cache" in /*) ;; *) cache="$PWD/$cache" ;; esac
+
+d=$("$top/kernel/suite.sh" "$suite" linux "$series" | tail -n1) ||
+	die "kernel/suite.sh $suite linux $series failed"
+srcl="$cache/apt/$suite/sources.list"
+[ -s "$srcl" ] || die "kernel/suite.sh wrote no $srcl"
+
+# The tree's files: git's (tracked and new) in a checkout, else all but
+# build output.
+files() {
+	if git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
+		(cd "$top" && git ls-files -co --exclude-standard -z |
+			xargs -0 sh -c 'for f; do [ -f "$f" ] && printf "%s\0" "$f"; done' sh)
+	else
+		(cd "$top" && find . -path ./.git -prune -o -path './build*' -prune \
+			-o -path ./autom4te.cache -prune -o -type f -print0)
+	fi
+}
+# what the packages are made of: not the tests, which debian/tests run
+packaged() { grep -zv -e '^\(\./\)\{0,1\}\(test\|debian/tests\|doc\|bench\)/' -e '\.md$'; }
+key=$( {
+	echo "suite $suite"
+	(cd "$top" && files | packaged | sort -z | xargs -0 sha256sum)
+	echo "script $(sha256sum <"$self")"
+	echo "build-debs $(sha256sum <"$here/build-debs.sh")"
+	echo "sources $(cat "$srcl")"
+	cat "$cache/apt/$suite"/lists/*_InRelease 2>/dev/null
+} | sha256sum | cut -c1-16)
+dc="$cache/debs"
+out="$dc/$suite-$key"
+mkdir -p "$dc"
+exec 9>"$dc/lock"
+if ! flock -n 9; then
+	say "waiting for another test/debian/chroot-debs.sh (lock $dc/lock)"
+	flock 9
+fi
+if [ "$force" = 0 ] && [ -f "$out/.done" ]; then
+	say "up to date: $out"
+	echo "$out"
+	exit 0
+fi
+
+t0=$(date +%s)
+rm -rf "$out"
+mkdir -p "$out"
+cp "$d/abi" "$out/abi"
+archives="$cache/suite/$suite/archives"
+mkdir -p "$archives"
+# the kernel packages kernel/suite.sh fetched already
+cp -n "$d"/debs/*.deb "$archives/" 2>/dev/null || true
+work=$(mktemp -d "${TMPDIR:-/tmp}/capi-chroot-debs.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+(cd "$top" && files | tar --null -T - -czf "$work/src.tar.gz" --transform 's|^\(\./\)\{0,1\}|capi-devd/|')
+version=$(sed -n 's/^AC_INIT(\[capi-devd\], \[\([^]]*\)\].*/\1/p' "$top/configure.ac")
+
+# In the chroot: the build dependencies (debian/control), the two builds,
+# then the new packages installed with apt (no terminal, no network).
+cat >"$work/inside.sh" <<EOF
+#!/bin/sh
+set -e
+exec >/out/inside.log 2>&1
+set -x
+export DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8
+mkdir -p /build && cd /build
+tar -xzf /src.tar.gz
+cd capi-devd
+apt-get build-dep -y ./
+test/debian/build-debs.sh /out/new
+test/debian/build-debs.sh --version '$version~prev1' /out/old
+cd /out/new
+apt-get install -y ./capi-devd_*.deb ./capisim-dkms_*.deb || true
+dkms status >/out/dkms-status 2>&1 || true
+find /lib/modules -path '*/updates/dkms/*' -name '*.ko*' >/out/modules
+for m in \$(cat /out/modules); do
+	echo "\$m \$(modinfo -F vermagic "\$m") \$(modinfo -F version "\$m")"
+done >/out/modinfo
+ls /usr/src/ >/out/usr-src
+gcc --version | head -n1 >/out/gcc
+EOF
+chmod +x "$work/inside.sh"
+
+say "mmdebstrap $suite, the builds and the install (log: $out/mmdebstrap.log, $out/inside.log)"
+if ! mmdebstrap --variant=apt --skip=essential/unlink \
+	--include=build-essential,dkms,linux-headers-amd64,ca-certificates \
+	--setup-hook='mkdir -p "$1"/var/cache/apt/archives/' \
+	--setup-hook="sync-in $archives /var/cache/apt/archives/" \
+	--customize-hook="copy-in $work/src.tar.gz $work/inside.sh /" \
+	--customize-hook='mkdir -p "$1/out"' \
+	--customize-hook='chroot "$1" /inside.sh || true' \
+	--customize-hook="sync-out /out $out" \
+	--customize-hook="sync-out /var/cache/apt/archives $archives" \
+	"$suite" /dev/null "$srcl" >"$out/mmdebstrap.log" 2>&1; then
+	say "mmdebstrap of $suite failed"
+	echo "$out"
+	exit 1
+fi
+t1=$(date +%s)
+{
+	echo "suite=$suite"
+	echo "key=$key"
+	echo "version=$version"
+	echo "build_seconds=$((t1 - t0))"
+	echo "built=$(date -u +%FT%TZ)"
+} >"$out/info"
+echo "$out"
+ls "$out/new/capi-devd_${version}_amd64.deb" "$out/new/capisim-dkms_${version}_all.deb" \
+	"$out/old/capi-devd_${version}~prev1_amd64.deb" >/dev/null 2>&1 || exit 1
+touch "$out/.done"
+# keep the two newest builds of the suite
+ls -1dt "$dc/$suite"-*/ 2>/dev/null | tail -n +3 | while read -r x; do rm -rf "$x"; done
+say "ready in $((t1 - t0)) s: $out"

@@ -1,0 +1,70 @@
+# shellcheck shell=bash
+# test/debian/dep8-lib.sh - what the host's DEP-8 tests share
+# (test/debian/t-packages.sh for Debian 12, test/debian13-dep8.sh for
+# Debian 13): the image of test/debian/mkimage.sh, and debian/tests run in
+# it by test/debian/run.sh with their results turned into TAP.  Sourced
+# after test/tap.sh; figures (seconds) are "# figure:" lines.
+#
+#   dep8_image SUITE WORK     builds (or takes from the cache) the image;
+#                             one test; sets DEP8_IMAGE, else ends the test
+#   dep8_run NEW OLD WORK     boots DEP8_IMAGE with the .debs of NEW (and
+#                             the version before, OLD; "" for none), runs
+#                             debian/tests; one test that the guest ran
+#                             them all, then each test's own TAP renumbered
+#                             into this stream (TAP_PREFIX its name), its
+#                             "# figure:" and "# pppd:" lines, and one test
+#                             per test that it exited 0.  Sets DEP8_OUT.
+# WORK is a directory for the error output of the steps.
+DEP8_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+DEP8_TOP=$(cd "$DEP8_DIR/../.." && pwd)
+DEP8_CACHE=${CAPI_DEVD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/capi-devd}
+DEP8_IMAGE="" DEP8_OUT=""
+
+dep8_secs() { echo $(( $(date +%s) - $1 )); }
+
+dep8_image() {	# dep8_image SUITE WORK
+	local t0 info
+	t0=$(date +%s)
+	if DEP8_IMAGE=$("$DEP8_DIR/mkimage.sh" --suite "$1" 2>"$2/image.err" | tail -n1) &&
+		[ -f "$DEP8_IMAGE/.done" ]; then
+		info=$DEP8_IMAGE/info
+		pass "a Debian $1 image made with mmdebstrap ($(sed -n 's/^kernelrelease=//p' "$info"))"
+		diag "figure: image: $(dep8_secs "$t0") s now, $(sed -n 's/^build_seconds=//p' "$info") s when built"
+	else
+		fail "a Debian $1 image made with mmdebstrap (test/debian/mkimage.sh)"
+		diag <"$2/image.err"
+		done_testing
+	fi
+}
+
+# shellcheck disable=SC2034 # TAP_PREFIX is test/tap.sh's
+dep8_run() {	# dep8_run NEW OLD WORK
+	local t0 r t line st
+	t0=$(date +%s)
+	mkdir -p "$DEP8_CACHE/dep8"
+	DEP8_OUT=$(mktemp -d "$DEP8_CACHE/dep8/run.XXXXXX")
+	"$DEP8_DIR/run.sh" --image "$DEP8_IMAGE" --debs "$1" ${2:+--debs-old "$2"} \
+		--out "$DEP8_OUT" >/dev/null 2>"$3/run.err"
+	r=$?
+	diag "figure: debian/tests in the VM: $(dep8_secs "$t0") s"
+	sed 's/^/figure: /' "$DEP8_OUT/boots" 2>/dev/null | diag
+	check "the guest ran every test of debian/tests/control and powered off" test $r = 0 ||
+		{ diag <"$3/run.err"; tail -n 60 "$DEP8_OUT/console.log" | diag; }
+	for t in $(sed -n 's/^Tests:[[:space:]]*//p' "$DEP8_TOP/debian/tests/control"); do
+		TAP_PREFIX="$t"
+		# the test's own TAP, renumbered into this stream
+		while IFS= read -r line; do
+			case "$line" in
+			"ok "*) pass "${line#ok * - }" ;;
+			"not ok "*) fail "${line#not ok * - }" ;;
+			"# figure:"*|"# pppd:"*) echo "$line" ;;
+			esac
+		done <"$DEP8_OUT/$t.log" 2>/dev/null
+		st=$(cat "$DEP8_OUT/$t.status" 2>/dev/null || echo none)
+		check "debian/tests/$t exits 0 (status $st)" test "$st" = 0 ||
+			grep -v '^ok ' "$DEP8_OUT/$t.log" 2>/dev/null | tail -n 60 | diag
+	done
+	TAP_PREFIX=""
+	# keep the three newest runs
+	ls -1dt "$DEP8_CACHE/dep8"/run.*/ 2>/dev/null | tail -n +4 | while read -r t; do rm -rf "$t"; done
+}
