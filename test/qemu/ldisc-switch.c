@@ -108,9 +108,14 @@ int main(int argc, char **argv)
 		return done_testing();
 	}
 	before = read_frames(fd, &last, &bad, 3000);
+	/*
+	 * How many: those still on the minor at the change, not those the
+	 * flip buffer took for n_tty, which go with n_tty's input.  Where
+	 * the flip buffer work ran late (a loaded host), that can be all of
+	 * them, so it is a figure; that none arrives merged is the check.
+	 */
 	diag("%d of the %d frames sent before the change arrive under N_HDLC (n_tty's unread input goes with the change)",
 	     before, FRAMES);
-	check(before > 0, "frames queued at the change arrive under N_HDLC");
 	for (i = FRAMES; i < FRAMES + AFTER; i++) {
 		frame(i, out);
 		if (write(fd, out, frame_len(i)) != frame_len(i))
