@@ -22,7 +22,6 @@ for c in dpkg-buildpackage:dpkg-dev lintian:lintian piuparts:piuparts mmdebstrap
 done
 work=$(mktemp -d "${TMPDIR:-/var/tmp}/capi-debs.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-secs() { echo $(( $(date +%s) - $1 )); }
 
 # ---------------------------------------------------------------- build
 version=$(sed -n 's/^AC_INIT(\[capi-devd\], \[\([^]]*\)\].*/\1/p' "$top/configure.ac")
@@ -37,7 +36,7 @@ check "dpkg-buildpackage -us -uc -b: capi-devd $version and capisim-dkms" \
 	test $r_new = 0 -a -f "$work/new/capi-devd_${version}_amd64.deb" -a -f "$work/new/capisim-dkms_${version}_all.deb" ||
 	diag <"$work/new.err"
 check "the same tree as version $version~prev1 (for the upgrade)" test $r_old = 0 || diag <"$work/old.err"
-diag "figure: both package builds, side by side: $(secs "$t0") s"
+diag "figure: both package builds, side by side: $(dep8_secs "$t0") s"
 [ $r_new = 0 ] || done_testing
 
 # ---------------------------------------------------------------- lintian
@@ -47,7 +46,7 @@ lintian -EvIL +pedantic --fail-on error,warning --show-overrides \
 r=$?
 check "lintian --fail-on error,warning (the .changes and both .debs)" test $r = 0
 grep -E '^[EWIPXO]:' "$work/lintian.out" | diag
-diag "figure: lintian: $(secs "$t0") s"
+diag "figure: lintian: $(dep8_secs "$t0") s"
 
 # ---------------------------------------------------------------- piuparts
 t0=$(date +%s)
@@ -58,7 +57,7 @@ else
 	tail -n 40 "$work/piuparts.out" | diag
 fi
 grep -E 'PASS|FAIL|ERROR' "$work/piuparts.out" | tail -n 5 | diag
-diag "figure: piuparts: $(secs "$t0") s"
+diag "figure: piuparts: $(dep8_secs "$t0") s"
 
 # ---------------------------------------------------------------- image
 dep8_image "$suite" "$work"
