@@ -51,6 +51,17 @@ unload_capi() {
 	done
 	[ ! -d /sys/module/kernelcapi ]
 }
+# udevd_off: systemd-udevd and its sockets stopped, masked until the next
+# boot (nothing starts them again); udevd_on undoes it.
+udevd_units="systemd-udevd.service systemd-udevd-control.socket systemd-udevd-kernel.socket"
+udevd_off() {
+	# shellcheck disable=SC2086
+	systemctl mask --runtime -q $udevd_units && systemctl stop $udevd_units
+}
+udevd_on() {
+	# shellcheck disable=SC2086
+	systemctl unmask --runtime -q $udevd_units && systemctl start $udevd_units
+}
 service_active() { systemctl is-active -q capi-devd.service; }
 service_inactive() { ! systemctl is-active -q capi-devd.service; }
 # The file names of the system, without what changes by itself.
