@@ -17,7 +17,7 @@
 #   stdout: OUT.  Exit status 0 when the guest ran every test (whatever
 #   their results), 1 when it did not finish.
 #
-# Environment: CAPI_DEVD_CACHE, CAPI_DEP8_TIMEOUT (seconds, default 2400),
+# Environment: CAPI_DEVD_CACHE, CAPI_DEP8_TIMEOUT (seconds, default 3600),
 #   CAPI_QEMU_MEM (MiB, default 1536).
 set -euo pipefail
 export LC_ALL=C
@@ -74,7 +74,7 @@ t0=$(date +%s)
 # an emulated CPU that the host does not schedule for 20 s (make -j2
 # building a kernel beside it) is no lockup of the guest's, and their
 # backtraces would read as kernel warnings.
-timeout "${CAPI_DEP8_TIMEOUT:-2400}" "$qemu" -machine q35,accel=tcg -cpu max -smp 1 \
+timeout "${CAPI_DEP8_TIMEOUT:-3600}" "$qemu" -machine q35,accel=tcg -cpu max -smp 1 \
 	-m "${CAPI_QEMU_MEM:-1536}" -nographic -nic none -no-user-config -nodefaults \
 	-serial "file:$out/console.log" \
 	-kernel "$image/vmlinuz" -initrd "$image/initrd.img" \
