@@ -26,14 +26,19 @@ KREL=$(uname -r)
 # ttys_are N: the client holds N calls, each with its tty
 ttys_are() { [ "$(units | wc -l)" = "$1" ]; }
 
-# install_debs DIR: the apt-get line of the README's "Install on Debian
-# 12", as written there, in DIR (where the .debs are); no terminal.
+# install_debs DIR: the apt-get line of the README's section for this
+# release ("Install on Debian 12", "On Debian 13"), as written there, in
+# DIR (where the .debs are); no terminal.
+readme_section() {
+	if [ "$(release_major)" -ge 13 ]; then echo "On Debian 13"; else echo "Install on Debian 12"; fi
+}
 install_debs() {
-	local line
-	line=$(sed -n '/^## Install on Debian 12/,/^## Read on/p' "$src/README.md" | grep -m1 'apt-get install \./')
+	local line section
+	section=$(readme_section)
+	line=$(sed -n "/^## $section\$/,/^## /p" "$src/README.md" | grep -m1 'apt-get install \./')
 	line=${line#cd .. && }
-	[ -n "$line" ] || { echo "README.md has no apt-get install line under Install on Debian 12" >&2; return 1; }
-	echo "# README: $line"
+	[ -n "$line" ] || { echo "README.md has no apt-get install line under $section" >&2; return 1; }
+	echo "# README, $section: $line"
 	(cd "$1" && bash -c "$line" </dev/null)
 }
 dkms_module() {	# dkms_module NAME: the module DKMS installed for this kernel
