@@ -208,6 +208,14 @@ static void expect_dev(struct checker *c, const char *name, unsigned int maj,
 			  (unsigned int)c->mode);
 }
 
+static bool is_symlink(int dfd, const char *name)
+{
+	struct stat st;
+
+	return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       S_ISLNK(st.st_mode);
+}
+
 /* A name of our grammar in the dev tree: parse it, or say it is none. */
 typedef int parse_fn(const char *name, unsigned int *unit);
 
@@ -223,7 +231,12 @@ static void check_dir(struct checker *c, const struct sysfs_live *l,
 	DIR *d;
 	int fd;
 
-	fd = openat(c->devfd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* Not through a symlink: capi-devd makes capi/ a directory. */
+	fd = openat(c->devfd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC);
+	if (fd < 0 && is_symlink(c->devfd, dir))
+		deviation(c, "%s/%s: a symlink, not the directory capi-devd(8) "
+			  "makes", c->devdir, dir);
 	d = fd < 0 ? NULL : fdopendir(fd);
 	while (d && (de = readdir(d))) {
 		if (de->d_name[0] == '.' ||

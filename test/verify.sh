@@ -33,6 +33,20 @@ check "a wrong mode is reported" out_has "^DEVIATION: $ROOT/dev/capi20: mode 066
 check "a name of a gone unit is reported" out_has "^DEVIATION: $ROOT/dev/capi20.30: exists, but no tty 30 is live"
 check "each deviation counted once" out_has "^verify: 5 deviation(s)" || diag <"$ROOT/out"
 
+# capi/ a symlink to a directory with the right nodes: --verify does not
+# read through it, and says so.
+rm -rf "${ROOT:?}/sys/class/tty/capi!"* && fresh_dev
+sysdev tty 'capi!3' 240 3 capi/3
+{ ev add capi20 68 0; ev add capi/3 240 3; } | devd --replay=-
+mv "$ROOT/dev/capi" "$ROOT/dev/capi.real" && ln -s capi.real "$ROOT/dev/capi"
+verify
+rc=$?
+check "capi/ a symlink: exit 1 (got $rc)" test $rc = 1 || diag <"$ROOT/out"
+check "... reported as a symlink" \
+	out_has "^DEVIATION: $ROOT/dev/capi: a symlink, not the directory capi-devd(8) makes" ||
+	diag <"$ROOT/out"
+check "... the one deviation (the names resolve through it)" out_has "^verify: 1 deviation(s)"
+
 # Our own spec with a range, checked against the parse.
 cat >"$ROOT/spec.txt" <<'SPEC'
  67 char	Something else
