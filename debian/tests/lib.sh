@@ -57,11 +57,15 @@ unload_capi() {
 	[ ! -d /sys/module/kernelcapi ]
 }
 # udevd_off: systemd-udevd and its sockets stopped, masked until the next
-# boot (nothing starts them again); udevd_on undoes it.
+# boot (nothing starts them again), as on a system without udevd;
+# udevd_on undoes it. Stopping the socket unit closes the socket but
+# leaves its file (no RemoveOnStop=), and /run/udev/control is how
+# capi-devd, like libudev, tells that udevd runs: remove it too.
 udevd_units="systemd-udevd.service systemd-udevd-control.socket systemd-udevd-kernel.socket"
 udevd_off() {
 	# shellcheck disable=SC2086
-	systemctl mask --runtime -q $udevd_units && systemctl stop $udevd_units
+	systemctl mask --runtime -q $udevd_units && systemctl stop $udevd_units &&
+		rm -f /run/udev/control
 }
 udevd_on() {
 	# shellcheck disable=SC2086

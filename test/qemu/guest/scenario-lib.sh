@@ -201,6 +201,9 @@ names_gone() {	# names_gone LABEL: no capi20.NN and no capi/N left
 }
 echo_through() {	# echo_through PATH: bytes written come back
 	local want="echo via $1 $$" got
+	# <> creates what is missing: a regular file in /dev would then
+	# stand where capi-devd must make the name.
+	[ -c "$1" ] || return 1
 	exec 9<>"$1" || return 1
 	stty -F "$1" raw -echo 2>/dev/null
 	printf '%s' "$want" >&9
