@@ -443,7 +443,7 @@ static bool echo_through(const char *name, unsigned int i)
 		close(fd);
 		return false;
 	}
-	end = now() + 5;
+	end = now() + 20;
 	while (got < len && now() < end) {
 		struct pollfd p = { fd, POLLIN, 0 };
 		ssize_t n;

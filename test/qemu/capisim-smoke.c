@@ -131,6 +131,13 @@ static void send_simple(uint8_t cmd, uint8_t sub, uint32_t adr)
 	send_msg(&m);
 }
 
+/*
+ * How long something that must come may take: the guest runs under TCG,
+ * maybe beside a kernel build on the host, and slowness must not fail a
+ * check.  Silence checks (quiet()) keep their short waits.
+ */
+#define WAIT_MS	10000
+
 /* Next message within @ms milliseconds; 0 on timeout. */
 static int recv_msg_within(struct msg *m, int ms)
 {
@@ -146,10 +153,10 @@ static int recv_msg_within(struct msg *m, int ms)
 	return 1;
 }
 
-/* Next message within 5 seconds; 0 on timeout. */
+/* Next message within WAIT_MS; 0 on timeout. */
 static int recv_msg(struct msg *m)
 {
-	return recv_msg_within(m, 5000);
+	return recv_msg_within(m, WAIT_MS);
 }
 
 /* The next message must be CMD/SUB; returns its address or 0xffffffff. */
@@ -318,7 +325,7 @@ static int echo_test(struct call *c, int i)
 		       c->ncci);
 	if (write(c->tty, out, len) != (ssize_t)len)
 		return -1;
-	while (got < len && poll(&p, 1, 5000) == 1) {
+	while (got < len && poll(&p, 1, WAIT_MS) == 1) {
 		n = read(c->tty, in + got, sizeof(in) - got);
 		if (n <= 0)
 			break;
@@ -370,7 +377,7 @@ static void frames_test(struct call *c)
 				break;
 		}
 		sched_setscheduler(0, SCHED_OTHER, &other);
-		for (i = 0; i < FRAMES && poll(&p, 1, 5000) == 1; i++) {
+		for (i = 0; i < FRAMES && poll(&p, 1, WAIT_MS) == 1; i++) {
 			n = read(c->tty, in, sizeof(in));
 			if (n <= 0)
 				break;
@@ -851,7 +858,7 @@ static int tty_pass(int from, int to, const char *text)
 
 	if (write(from, text, len) != (ssize_t)len)
 		return -1;
-	while (got < len && poll(&p, 1, 5000) == 1) {
+	while (got < len && poll(&p, 1, WAIT_MS) == 1) {
 		n = read(to, in + got, sizeof(in) - got);
 		if (n <= 0)
 			break;
