@@ -13,8 +13,9 @@
  *
  * Checks (TAP, exit status 0 when all passed):
  *  - a writer of requests that never reads is refused with 0x1103 (send
- *    queue full) after at most a few hundred, and the kernel's slab does
- *    not grow with the requests it keeps sending (kcapi);
+ *    queue full) once it holds 256 confirmations unread, and from then on
+ *    every time, and the kernel's slab does not grow with the requests
+ *    it keeps sending (kcapi);
  *  - a call is offered to an application that listens with no number of
  *    its own, which reads the called number from CONNECT_IND;
  *  - two such listeners both get CONNECT_IND with the same PLCI, the
@@ -344,13 +345,26 @@ static long slab_limit_kb(void)
 	return v && atol(v) > 0 ? atol(v) : 2048;
 }
 
+/*
+ * kcapi counts the confirmations an application holds unread and refuses
+ * its requests from the 256th on (patch 2).  It counts a confirmation
+ * when the controller passes it up: capisim does that from a work item,
+ * so how many requests get in before the first refusal depends on when
+ * that work ran: 256 plus what was still in capisim's queue (758 in all
+ * was seen under TCG beside a kernel build).  What does not depend on
+ * timing: at least 256 are taken, and once one is refused every later
+ * one is, as the count cannot fall while nothing is read.
+ */
+#define RECV_PENDING_MAX	256
+#define FLOOD_TAKEN_MAX		4096
+
 static void flood(void)
 {
 	const int tries = 20000;
 	struct app w;
 	struct msg m;
 	long before, after;
-	int i, err = 0, sent = 0, refused = 0, read_back = 0;
+	int i, err = 0, sent = 0, refused = 0, read_back = 0, late = 0;
 
 	app_open(&w, "writer", 7);
 	before = slab_kb();
@@ -359,12 +373,14 @@ static void flood(void)
 		put8(&m, 0);		/* called party number */
 		put8(&m, 0);		/* additional info */
 		err = send_msg(&w, &m);
-		if (!err)
+		if (!err) {
 			sent++;
-		else if (err == 0x1103)
+			late += refused > 0;
+		} else if (err == 0x1103) {
 			refused++;
-		else
+		} else {
 			break;
+		}
 	}
 	/*
 	 * What the kernel frees it may give back to the slab late (per-CPU
@@ -377,9 +393,10 @@ static void flood(void)
 		sleep(1);
 		after = slab_kb();
 	}
-	check(refused > 0 && sent <= 512,
-	      "a writer that never reads: %d INFO_REQs taken, %d refused with 0x1103 (last error 0x%04x)",
-	      sent, refused, err);
+	check(refused > 0 && late == 0 && sent >= RECV_PENDING_MAX &&
+	      sent <= FLOOD_TAKEN_MAX,
+	      "a writer that never reads: its first %d INFO_REQs taken (%d..%d), then all %d refused with 0x1103, %d taken after a refusal (last error 0x%04x)",
+	      sent, RECV_PENDING_MAX, FLOOD_TAKEN_MAX, refused, late, err);
 	check(after - before < slab_limit_kb(),
 	      "%d requests without reading: slab grew by %ld kB (< %ld)",
 	      tries, after - before, slab_limit_kb());

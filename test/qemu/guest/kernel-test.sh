@@ -159,6 +159,7 @@ if [ $has_capisim = 1 ] && loaded capisim && rmmod capisim &&
 	have_kmemleak && slab_kb=8192
 	if out=$(CAPISIM_LISTEN_SLAB_KB=$slab_kb capisim-listen 2>&1); then
 		pass "capisim-listen: $(grep -c '^ok' <<<"$out") checks passed"
+		grep 'never reads' <<<"$out" | diag
 	else
 		fail "capisim-listen"
 		grep -v '^ok' <<<"$out" | diag
