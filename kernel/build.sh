@@ -6,7 +6,8 @@
 #
 #   Extracts /usr/src/linux-source-6.1.tar.xz (or the tarball of
 #   LINUX_SOURCE_PKG, see kernel/series.sh), applies its series
-#   (kernel/patches/series; pristine when the series is missing or empty),
+#   (kernel/patches/series; pristine when the series is missing or empty)
+#   and copies capisim's own source (kernel/capisim/) into the tree,
 #   configures tinyconfig + kernel/capi.config (+ kernel/debug.config with
 #   --debug: lockdep, KASAN, kmemleak; + kernel/kcsan.config with --kcsan:
 #   KCSAN, which excludes KASAN, so it is a variant of its own), checks that
@@ -18,7 +19,8 @@
 #   Everything lives outside the checkout, under
 #     ${CAPI_DEVD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/capi-devd}/kernel
 #   Results are keyed by a hash of the linux-source version, this script, the
-#   fragments, the series (names and contents) and the fixture patch; a run
+#   fragments, the series (names and contents), kernel/capisim/ and the
+#   fixture patch; a run
 #   whose key was built already only prints the result directory.
 #
 #   --source-tree only makes sure the pristine source tree exists (a git
@@ -149,6 +151,9 @@ manifest() {
 	local f p
 	for f in "${fragments[@]}"; do echo "fragment $(basename "$f") $(sha256sum <"$f")"; done
 	for p in "${series_patches[@]}"; do echo "patch $p $(sha256sum <"$here/$p")"; done
+	# capisim's own files, copied into the tree (inert without the series)
+	local ov dest
+	while read -r ov dest; do echo "overlay $ov $dest $(sha256sum <"$here/$ov")"; done < <(series_overlay_list)
 	if [ -f "$fixture" ]; then echo "fixture $(sha256sum <"$fixture")"; else echo "fixture none"; fi
 }
 key=$(manifest | sha256sum | cut -c1-16)
@@ -251,6 +256,10 @@ for p in "${series_patches[@]}"; do
 		fail "kernel/$p does not apply (on $pkg $pkgver after the patches before it in kernel/${series#"$here"/})"
 	fi
 done
+# capisim.c and the rest of kernel/capisim/: built once the series' Kconfig
+# and Makefile lines name them
+echo "+ series_overlay $src" >>"$log"
+series_overlay "$src" >>"$log" 2>&1 || fail "cannot copy kernel/capisim/ into $src"
 
 # ---------------------------------------------------------------- Kconfig helpers
 # kconfig_settable SYM: true when the tree defines SYM with a prompt

@@ -1,5 +1,6 @@
 # shellcheck shell=bash disable=SC2034  # sets variables for its callers
-# kernel/series.sh - sourced: which source tree, and which patches, in order.
+# kernel/series.sh - sourced: which source tree, which patches, in order,
+# and the files of kernel/capisim/ that go into the tree besides them.
 # Used by kernel/build.sh, kernel/check-series.sh, kernel/dkms/mksrc.sh and
 # kernel/port-series.sh.
 #
@@ -12,6 +13,12 @@
 # relative to its own directory; "#" starts a comment.  So
 # kernel/patches-6.12/series names a patch shared with 6.1 as
 # ../patches/NAME and a patch of its own as NAME.
+#
+# capisim, our own driver, is no patch: kernel/capisim/ is one source for
+# every tree (capisim.c, capisim-compat.h where the kernels differ,
+# capisim.rst).  The series' patch "build capisim" only adds its Kconfig
+# entry, Makefile line, MAINTAINERS entry and documentation index line;
+# series_overlay copies the files themselves into a tree.
 
 series_kdir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
@@ -71,4 +78,31 @@ tree_source() {
 			tree_version="unknown-$(stat -c %s-%Y "$tree_tarball")"
 		;;
 	esac
+}
+
+# series_overlay_list: the files of kernel/capisim/, one a line, as
+# "FILE DEST": FILE relative to kernel/, DEST its place in a source tree
+# (*.rst in Documentation/isdn/, the rest in drivers/isdn/capi/).
+series_overlay_list() {
+	local f
+	for f in "$series_kdir"/capisim/*; do
+		[ -f "$f" ] || continue
+		f=${f#"$series_kdir"/}
+		case $f in
+		*.rst) echo "$f Documentation/isdn/${f##*/}" ;;
+		*) echo "$f drivers/isdn/capi/${f##*/}" ;;
+		esac
+	done
+}
+
+# series_overlay TREE [PREFIX]: copy the files of kernel/capisim/ into
+# TREE, those whose DEST starts with PREFIX only (default: all).  They
+# stay untracked in a git tree.  Before or after the patches alike: only
+# the series' Kconfig and Makefile lines make the kernel build them.
+series_overlay() {
+	local tree=$1 prefix=${2:-} f dest
+	while read -r f dest; do
+		case $dest in "$prefix"*) ;; *) continue ;; esac
+		mkdir -p "$tree/$(dirname "$dest")" && cp "$series_kdir/$f" "$tree/$dest" || return 1
+	done < <(series_overlay_list)
 }

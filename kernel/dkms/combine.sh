@@ -7,7 +7,9 @@
 #   (LINUX_SOURCE_PKG=linux-source-6.1, linux-source-6.12): drivers/isdn/capi
 #   with the series of that tree, for the kernels of that tree only.  The
 #   CAPI code differs between trees (6.12's tty and class interfaces), so a
-#   6.1 kernel needs 6.1's source and a 6.12 kernel 6.12's.  OUTDIR gets
+#   6.1 kernel needs 6.1's source and a 6.12 kernel 6.12's; capisim.c and
+#   capisim-compat.h are kernel/capisim/'s in every tree, the same files.
+#   OUTDIR gets
 #     OUTDIR/linux-V/        each tree, as mksrc.sh wrote it (V: 6.1, 6.12)
 #     OUTDIR/select-tree.sh  DKMS's PRE_BUILD: copies linux-V/ of the kernel
 #                            being built for to the top of DKMS's build

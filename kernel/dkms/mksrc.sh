@@ -9,21 +9,24 @@
 #   (kernel/build.sh --source-tree, or DIR: a git tree whose tag
 #   capi-pristine is the unpatched source, or a plain unpacked source
 #   tree), applies what kernel/patches/series changes under
-#   drivers/isdn/capi/, patch by patch, and writes OUTDIR (created; it
-#   must not exist or be empty):
-#     OUTDIR/*.c *.h Makefile  drivers/isdn/capi as the series leaves it
+#   drivers/isdn/capi/, patch by patch, adds capisim's own source
+#   (kernel/capisim/: capisim.c, capisim-compat.h; kernel/series.sh) and
+#   writes OUTDIR (created; it must not exist or be empty):
+#     OUTDIR/*.c *.h Makefile  drivers/isdn/capi as the series leaves it,
+#                              with kernel/capisim/'s capisim.c and header
 #     OUTDIR/Kbuild            kernel/dkms/Kbuild: builds kernelcapi.ko and
 #                              capisim.ko against a kernel without the series
 #     OUTDIR/dkms.conf         PACKAGE_NAME capisim, PACKAGE_VERSION below
 #     OUTDIR/dkms-version.c    MODULE_VERSION(PACKAGE_VERSION) for kernelcapi.ko
-#   Nothing of the source is kept in the checkout: the files are the
-#   series' own.  Build by hand with
+#   Nothing of linux-source is kept in the checkout: the files are the
+#   series' own, and capisim's are kernel/capisim/.  Build by hand with
 #     make -C /lib/modules/$(uname -r)/build M=OUTDIR modules
 #   or install through DKMS (doc/kernel.md, "On Debian's stock kernel"),
 #   or with the capisim-dkms package (debian/, README.md).
 #
 #   --print-version prints the PACKAGE_VERSION only: the upstream version
-#   of linux-source-6.1 and a hash of the series, e.g. 6.1.192-capi.1a2b3c4d.
+#   of linux-source-6.1 and a hash of the series and kernel/capisim/,
+#   e.g. 6.1.192-capi.1a2b3c4d.
 #
 # Environment: LINUX_SOURCE_PKG (default linux-source-6.1; linux-source-6.12
 # takes Debian 13's tree and kernel/patches-6.12/series), and those of
@@ -61,6 +64,7 @@ tree_source "$pkg" || die "no source tree $pkg (above)"
 pkgver=$tree_version
 version="${pkgver%%-*}-capi.$( {
 	for p in "${patches[@]}"; do basename "$p"; cat "$kdir/$p"; done
+	while read -r f dest; do echo "$f $dest"; cat "$kdir/$f"; done < <(series_overlay_list)
 	cat "$here/Kbuild" "$here/dkms.conf.in"
 } | sha256sum | cut -c1-8)"
 if [ "$print_version" = 1 ]; then echo "$version"; exit 0; fi
@@ -91,8 +95,11 @@ for p in "${patches[@]}"; do
 		git apply --include='drivers/isdn/capi/*' --whitespace=nowarn "$kdir/$p") ||
 		die "kernel/$p does not apply to drivers/isdn/capi of $srctree"
 done
+series_overlay "$tmp" drivers/isdn/capi/ || die "cannot copy kernel/capisim/ into the DKMS tree"
 d="$tmp/drivers/isdn/capi"
-[ -f "$d/capisim.c" ] || die "the series adds no drivers/isdn/capi/capisim.c"
+[ -f "$d/capisim.c" ] || die "no drivers/isdn/capi/capisim.c (kernel/capisim/)"
+# shellcheck disable=SC2016 # a make variable, not a shell one
+grep -qF 'obj-$(CONFIG_ISDN_CAPI_SIM)' "$d/Makefile" || die "the series does not build capisim (drivers/isdn/capi/Makefile)"
 [ -f "$d/Makefile" ] || die "no drivers/isdn/capi/Makefile"
 rm -f "$d/Kconfig"
 cp "$here/Kbuild" "$d/Kbuild"
