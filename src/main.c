@@ -743,6 +743,8 @@ int main(int argc, char **argv)
 	static struct paths p;
 
 	log_init("capi-devd");
+	/* A log reader that went away must not kill us: the line is lost. */
+	signal(SIGPIPE, SIG_IGN);
 	if (parse_options(argc, argv, &o) < 0 || set_paths(&p, o.root) < 0)
 		return EXIT_USAGE;
 	snprintf(d.sysdir, sizeof(d.sysdir), "%s", p.sys);
