@@ -333,9 +333,12 @@ static void notify_status(struct daemon *d, bool force)
 static void converge(struct daemon *d, const char *why)
 {
 	struct coldplug_result res;
+	int ret;
 
 	d->rescans++;
-	if (coldplug(&d->tree, d->sysdir, d->owner, &res) < 0) {
+	ret = coldplug(&d->tree, d->sysdir, d->owner, &res);
+	tree_tidy(&d->tree);
+	if (ret < 0) {
 		log_err("%s: %u control device(s), %u tty(s), but the scan of "
 			"%s was not complete (%s): no stale link removed", why,
 			res.controls, res.ttys, d->sysdir, strerror(errno));
@@ -424,6 +427,7 @@ static int run_replay(struct daemon *d)
 			handle(d, &ev);
 	}
 	src.close(&src);
+	tree_tidy(&d->tree);
 	if (replay_stop) {
 		log_warn("signal %d: replay stopped after %lu event(s)",
 			 (int)replay_stop, d->st.events);
@@ -534,6 +538,7 @@ static int event_loop(struct daemon *d, struct source *src, int sfd)
 		{ .fd = src->fd, .events = POLLIN },
 		{ .fd = sfd, .events = POLLIN },
 	};
+	int ret;
 
 	for (;;) {
 		if (poll(pfd, 2, -1) < 0) {
@@ -546,7 +551,9 @@ static int event_loop(struct daemon *d, struct source *src, int sfd)
 			return 0;
 		if (!pfd[0].revents)
 			continue;
-		if (drain(d, src) < 0)
+		ret = drain(d, src);
+		tree_tidy(&d->tree);
+		if (ret < 0)
 			return 1;
 		log_flush(false);
 		notify_status(d, false);

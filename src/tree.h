@@ -32,6 +32,9 @@
 struct tree_dir {
 	char name[8];
 	int fd;			/* -1: not open */
+	dev_t dev;		/* what fd is: still at name in the dev root? */
+	ino_t ino;
+	bool emptied;		/* a node in it went: tree_tidy() tries rmdir */
 };
 
 struct tree {
@@ -72,6 +75,12 @@ int tree_apply(struct tree *t, const struct name_op *op);
  * is not carried out.  Returns how many failed or were not carried out.
  */
 int tree_apply_all(struct tree *t, const struct name_op *ops, int n);
+
+/*
+ * After a batch of events (and a scan, and a replay): remove the kept
+ * directories that a removal may have emptied, as devtmpfs does.
+ */
+void tree_tidy(struct tree *t);
 
 /*
  * readlinkat() into buf, NUL-terminated.  A target that does not fit in
