@@ -62,4 +62,29 @@ ev add capi/5 240 5 >"$ROOT/ev"
 replay "$ROOT/ev"
 check "a node owned by uid 1000 is root's now ($(stat -c %u "$ROOT/dev/capi/5"))" \
 	test "$(stat -c %u "$ROOT/dev/capi/5")" = 0
+
+# Break 3: a rescan on a dev root that is not devtmpfs sweeps a capi/N
+# node of ours whose tty is gone; the unit back on another major then
+# gets its node.  A node that is not ours (another group) stays.
+fresh_sys
+chmod 0755 "$ROOT/dev"
+proc_devices 240 'capi!'
+sysdev tty 'capi!7' 240 7 capi/7
+devd_bg --source=kernel --no-modprobe
+check "tty 7 on major 240: its node is made" wait_for 10 test -c "$ROOT/dev/capi/7"
+mknod -m 0600 "$ROOT/dev/capi/8" c 240 8
+rm -rf "$ROOT/sys/class/tty/capi!7"
+kill -HUP "$pid"
+check "SIGHUP after tty 7 went: the stale capi/7 is swept" \
+	wait_for 10 test ! -e "$ROOT/dev/capi/7"
+check "capi/8, not made by capi-devd (mode 0600), stays" test -c "$ROOT/dev/capi/8"
+proc_devices 242 'capi!'	# the driver, reloaded, has another major
+sysdev tty 'capi!7' 242 7 capi/7
+kill -HUP "$pid"
+check "tty 7 back on major 242: its node is char 242:7" \
+	wait_for 10 test "$(stat -c '%t:%T' "$ROOT/dev/capi/7" 2>/dev/null)" = f2:7
+kill -TERM "$pid"
+wait_for 10 gone "$pid" || kill -KILL "$pid"
+wait "$pid"
+log_has "removed stale node $ROOT/dev/capi/7 \(char 240:7\)" "the sweep is logged"
 done_testing
