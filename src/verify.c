@@ -144,6 +144,14 @@ int spec_parse(const char *path, struct spec *s, const char **why)
 	return 0;
 }
 
+static bool is_symlink(int dfd, const char *name)
+{
+	struct stat st;
+
+	return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       S_ISLNK(st.st_mode);
+}
+
 struct checker {
 	const char *devdir;
 	const struct spec *spec;
@@ -175,17 +183,55 @@ static void deviation(struct checker *c, const char *fmt, ...)
 						sizeof(out)));
 }
 
-/* name must resolve to char major:minor; check perms when asked. */
+/*
+ * The stat of what is at name itself (a node: no symlink followed, in a
+ * directory that is no symlink either), or of what it resolves to (a
+ * link).  Returns 0, or -1 after a deviation.
+ */
+static int stat_name(struct checker *c, const char *name, bool node,
+		     const char *what, struct stat *st)
+{
+	const char *slash = strchr(name, '/');
+	char dir[64];
+	int fd = c->devfd, ret;
+
+	if (node && slash && (size_t)(slash - name) < sizeof(dir)) {
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - name), name);
+		fd = openat(c->devfd, dir, O_RDONLY | O_DIRECTORY |
+			    O_NOFOLLOW | O_CLOEXEC);
+		/* capi/ a symlink: check_dir() reports it, once. */
+		if (fd < 0 && is_symlink(c->devfd, dir))
+			return -1;
+		name = slash + 1;
+	}
+	ret = fd < 0 ? -1 : fstatat(fd, name, st,
+				    node ? AT_SYMLINK_NOFOLLOW : 0);
+	if (ret < 0)
+		deviation(c, "%s/%s%s%s: %s (%s)", c->devdir,
+			  fd == c->devfd ? "" : dir, fd == c->devfd ? "" : "/",
+			  name, strerror(errno), what);
+	else if (node && S_ISLNK(st->st_mode)) {
+		deviation(c, "%s/%s%s%s: symlink, expected a character device "
+			  "(%s)", c->devdir, fd == c->devfd ? "" : dir,
+			  fd == c->devfd ? "" : "/", name, what);
+		ret = -1;
+	}
+	if (fd >= 0 && fd != c->devfd)
+		close(fd);
+	return ret;
+}
+
+/*
+ * A node name must be char major:minor itself, a link name must resolve
+ * to it; check perms when asked.
+ */
 static void expect_dev(struct checker *c, const char *name, unsigned int maj,
-		       unsigned int min, bool perms, const char *what)
+		       unsigned int min, bool node, bool perms, const char *what)
 {
 	struct stat st;
 
-	if (fstatat(c->devfd, name, &st, 0) < 0) {
-		deviation(c, "%s/%s: %s (%s)", c->devdir, name,
-			  strerror(errno), what);
+	if (stat_name(c, name, node, what, &st) < 0)
 		return;
-	}
 	if (!S_ISCHR(st.st_mode) || major(st.st_rdev) != maj ||
 	    minor(st.st_rdev) != min) {
 		deviation(c, "%s/%s: resolves to %s %u:%u, not char %u:%u (%s)",
@@ -208,13 +254,6 @@ static void expect_dev(struct checker *c, const char *name, unsigned int maj,
 			  (unsigned int)c->mode);
 }
 
-static bool is_symlink(int dfd, const char *name)
-{
-	struct stat st;
-
-	return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	       S_ISLNK(st.st_mode);
-}
 
 /* A name of our grammar in the dev tree: parse it, or say it is none. */
 typedef int parse_fn(const char *name, unsigned int *unit);
@@ -308,6 +347,7 @@ static int check_device(const struct capi_event *ev, void *arg)
 	for (i = 0; i < n; i++)
 		if (ops[i].kind == OP_NODE || ops[i].kind == OP_LINK)
 			expect_dev(c, ops[i].path, ev->major, ev->minor,
+				   ops[i].kind == OP_NODE,
 				   ops[i].kind == OP_NODE && ops[i].perms,
 				   purpose(ev, &ops[i]));
 	return 0;
@@ -355,7 +395,13 @@ int verify_run(const char *devdir, const char *sysdir, const char *spec_path,
 			"devices.txt in the kernel source)\n", spec_path, why);
 		return -1;
 	}
-	c.devfd = open(devdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* Never through a symlink: the daemon refuses such a dev root. */
+	c.devfd = open(devdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (c.devfd < 0 && is_symlink(AT_FDCWD, devdir)) {
+		deviation(&c, "%s: symlink, expected a directory", devdir);
+		printf("verify: %d deviation(s)\n", c.deviations);
+		return c.deviations;
+	}
 	if (c.devfd < 0) {
 		fprintf(stderr, "capi-devd: cannot open %s: %s\n", devdir,
 			strerror(errno));
