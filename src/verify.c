@@ -20,6 +20,7 @@
 #include <sys/sysmacros.h>
 #include "event.h"
 #include "log.h"
+#include "number.h"
 #include "policy.h"
 #include "sysfs.h"
 #include "verify.h"
@@ -70,14 +71,17 @@ struct spec_state {
 	unsigned int last;
 };
 
-/* Is this the "68 char" header line? */
+/* Is this the "68 char" header line?  A number is never wrapped. */
 static bool block_start(const char *p)
 {
+	const char *end = p + strlen(p);
 	unsigned int major;
-	char kind[8];
 
-	return sscanf(p, "%u %7s", &major, kind) == 2 &&
-	       major == CAPI_CONTROL_MAJOR && !strcmp(kind, "char");
+	if (number_scan(&p, end, CAPI_MAJOR_MAX, &major) < 0 ||
+	    major != CAPI_CONTROL_MAJOR || (*p != ' ' && *p != '\t'))
+		return false;
+	p += strspn(p, " \t");
+	return !strncmp(p, "char", 4) && (!p[4] || isspace((unsigned char)p[4]));
 }
 
 /* One line inside the block: 1 at its end, 0 read on, -1 with *why. */
@@ -85,6 +89,7 @@ static int spec_entry(struct spec *s, struct spec_state *st, const char *p,
 		      const char **why)
 {
 	unsigned int minor;
+	const char *q;
 	char name[64];
 
 	if (*p == '\n' || *p == '\0')
@@ -93,7 +98,14 @@ static int spec_entry(struct spec *s, struct spec_state *st, const char *p,
 		st->gap = true;
 		return 0;
 	}
-	if (sscanf(p, "%u = %63s", &minor, name) != 2)
+	if (*p < '0' || *p > '9')
+		return 0;
+	q = p;
+	if (number_scan(&q, p + strlen(p), CAPI_UNIT_MAX, &minor) < 0) {
+		*why = "a minor out of range in the 68 char block";
+		return -1;
+	}
+	if (sscanf(q, " = %63s", name) != 1)
 		return 0;
 	if (minor >= SPEC_MAX || strncmp(name, "/dev/", strlen("/dev/")) ||
 	    strlen(name) >= sizeof(s->name[0]) ||
