@@ -162,9 +162,18 @@ int tree_open(struct tree *t, const char *devdir)
 	unsigned long long rnd;
 	int fs;
 
+	struct stat st;
+
 	t->devfd = open(devdir, O_DIR_NOFOLLOW);
 	if (t->devfd < 0)
 		return -1;
+	if (fstat(t->devfd, &st) < 0) {
+		close(t->devfd);
+		t->devfd = -1;
+		return -1;
+	}
+	t->dev = st.st_dev;
+	t->ino = st.st_ino;
 	t->shown = devdir;
 	fs = devtmpfs_is(t->devfd, "/proc/self/mountinfo", &t->fs_how);
 	t->kernel_nodes = fs == 1;
@@ -185,6 +194,14 @@ int tree_open(struct tree *t, const char *devdir)
 		 (long)getpid(), rnd);
 	direct_open(t);
 	return 0;
+}
+
+bool tree_moved(const struct tree *t)
+{
+	struct stat st;
+
+	return fstatat(AT_FDCWD, t->shown, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	       st.st_dev != t->dev || st.st_ino != t->ino;
 }
 
 void tree_close(struct tree *t)

@@ -39,6 +39,8 @@ struct tree_dir {
 
 struct tree {
 	int devfd;		/* the dev root, O_DIRECTORY */
+	dev_t dev;		/* what devfd is: still at its name? */
+	ino_t ino;
 	const char *shown;	/* how to print the dev root in messages */
 	gid_t gid;
 	mode_t mode;
@@ -62,6 +64,12 @@ struct tree {
  */
 int tree_open(struct tree *t, const char *devdir);
 void tree_close(struct tree *t);
+
+/*
+ * Is the directory at the dev root's name (not following a symlink) no
+ * longer the one t has open: moved away, or replaced?
+ */
+bool tree_moved(const struct tree *t);
 
 /*
  * Carry out one operation; returns 1 when it changed the disk (in a dry

@@ -87,4 +87,24 @@ kill -TERM "$pid"
 wait_for 10 gone "$pid" || kill -KILL "$pid"
 wait "$pid"
 log_has "removed stale node $ROOT/dev/capi/7 \(char 240:7\)" "the sweep is logged"
+
+# Break 6: the dev root itself renamed away and a new one made at its
+# name: the next rescan works on the new one, and says so.
+fresh_sys
+chmod 0755 "$ROOT/dev"
+proc_devices 240 'capi!'
+sysdev capi capi20 68 0 capi20
+sysdev tty 'capi!1' 240 1 capi/1
+devd_bg --source=kernel --no-modprobe
+check "start: capi20.01 is made" wait_for 10 test -L "$ROOT/dev/capi20.01"
+mv "$ROOT/dev" "$ROOT/dev.old"
+mkdir -m 0755 "$ROOT/dev"
+kill -HUP "$pid"
+check "SIGHUP after the dev root was replaced: capi20.01 is in the new one" \
+	wait_for 10 test -L "$ROOT/dev/capi20.01"
+kill -TERM "$pid"
+wait_for 10 gone "$pid" || kill -KILL "$pid"
+wait "$pid"
+log_has "$ROOT/dev is no longer the directory capi-devd opened" "the replacement is logged"
+rm -rf "$ROOT/dev.old"
 done_testing
