@@ -181,6 +181,7 @@ int tree_open(struct tree *t, const char *devdir)
 	t->changes = 0;
 	t->refused = 0;
 	t->failed = 0;
+	t->our_dirs = 0;
 	/* Without entropy yet (early boot), still different per start. */
 	if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != sizeof(rnd)) {
 		struct timespec ts;
@@ -213,6 +214,12 @@ void tree_close(struct tree *t)
 	t->devfd = -1;
 }
 
+/* The bit of our_dirs for directory dir; 0 for another. */
+static unsigned int dir_bit(const char *dir)
+{
+	return !strcmp(dir, "capi") ? 1 : !strcmp(dir, "isdn") ? 2 : 0;
+}
+
 /*
  * Open the directory part of path (if any) and point *base at the last
  * component.  Returns the directory fd, t->devfd for a top-level name, or
@@ -238,6 +245,7 @@ static int open_parent(struct tree *t, const char *path, bool create,
 		}
 		if (mkdirat(t->devfd, dir, DIR_MODE) < 0 && errno != EEXIST)
 			return -1;
+		t->our_dirs |= dir_bit(dir);
 		changed(t);
 		fd = openat(t->devfd, dir, O_DIR_NOFOLLOW);
 	}
@@ -1062,16 +1070,26 @@ static int do_dir(struct tree *t, const struct name_op *op)
 	if (mkdirat(t->devfd, op->path, DIR_MODE) < 0)
 		return errno == EEXIST ? 0 : failed(t, "make the directory",
 						     op->path);
+	t->our_dirs |= dir_bit(op->path);
 	return changed(t);
 }
 
+/*
+ * Only a directory we made, or emptied of our own names: an empty one
+ * that someone else made, and we never used, stays.
+ */
 static int do_rmdir(struct tree *t, const struct name_op *op)
 {
+	if (!(t->our_dirs & dir_bit(op->path)))
+		return 0;
 	if (t->dry_run)
 		return dry("rmdir --ignore-fail-on-non-empty %s/%s\n",
 			   t->shown, op->path);
 	/* Fails harmlessly when missing, not empty, or not a directory. */
-	return unlinkat(t->devfd, op->path, AT_REMOVEDIR) == 0 ? changed(t) : 0;
+	if (unlinkat(t->devfd, op->path, AT_REMOVEDIR) < 0)
+		return 0;
+	t->our_dirs &= ~dir_bit(op->path);
+	return changed(t);
 }
 
 /*
@@ -1227,8 +1245,12 @@ static int apply_op(struct tree *t, const struct name_op *op)
 /* A dry run counts the changes it printed, as a real one those it made. */
 int tree_apply(struct tree *t, const struct name_op *op)
 {
+	char dir[POLICY_PATH_MAX];
 	int ret = apply_op(t, op);
 
+	if (ret == 1 && (op->kind == OP_UNLINK || op->kind == OP_NODE_GONE) &&
+	    split_path(op->path, dir, sizeof(dir)))
+		t->our_dirs |= dir_bit(dir);
 	if (ret == 1 && t->dry_run)
 		t->changes++;
 	return ret;

@@ -56,6 +56,10 @@ struct tree {
 	bool root_only;		/* only root can write the dev root */
 	bool nodes_there;	/* the last node we looked for was there */
 	struct tree_dir dirs[TREE_DIRS];
+	unsigned int our_dirs;	/* capi/ (1), isdn/ (2): made by us, or a
+				   name of ours removed from it since we
+				   started: ours to remove when empty
+				   (OP_RMDIR) */
 };
 
 /*
