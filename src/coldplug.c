@@ -16,10 +16,12 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include "apply.h"
 #include "coldplug.h"
 #include "log.h"
 #include "sysfs.h"
+#include "uevent.h"
 
 struct scan {
 	struct tree *t;
@@ -95,8 +97,49 @@ static void sweep_legacy(struct tree *t, const struct sysfs_live *f,
 }
 
 /*
- * capi/N -> ../capiM links of pre-fix units that are gone.  Only the
- * numeric names we make: capi/modem -> ../capi3 is someone else's.
+ * Is the node at capi/N (st) one capi-devd made for tty N on a tree
+ * where nodes are made here (not devtmpfs): char MAJOR:N of a major the
+ * CAPI tty driver can have, our group and mode, owner root, one name?
+ */
+static bool our_tty_node(const struct tree *t, const struct stat *st,
+			 unsigned int unit)
+{
+	return S_ISCHR(st->st_mode) && st->st_nlink == 1 &&
+	       minor(st->st_rdev) == unit &&
+	       uevent_tty_major_ok(major(st->st_rdev)) &&
+	       st->st_uid == 0 && st->st_gid == t->gid &&
+	       (st->st_mode & 07777) == t->mode;
+}
+
+/*
+ * A node capi/N of ours for a tty that is gone: removed on a tree where
+ * nodes are made here (on devtmpfs they are the kernel's), or else the
+ * unit, back on another major, would find it in its place.
+ */
+static void sweep_node(struct tree *t, int fd, const char *name,
+		       unsigned int unit, struct coldplug_result *res)
+{
+	struct name_op op = { .kind = OP_NODE_GONE };
+	struct stat st;
+
+	if (t->kernel_nodes || t->keep_nodes ||
+	    fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    !our_tty_node(t, &st, unit))
+		return;
+	op.major = major(st.st_rdev);
+	op.minor = minor(st.st_rdev);
+	snprintf(op.path, sizeof(op.path), "capi/%u", unit);
+	if (tree_apply(t, &op) == 1) {
+		res->stale++;
+		log_info("removed stale node %s/%s (char %u:%u)", t->shown,
+			 op.path, op.major, op.minor);
+	}
+}
+
+/*
+ * capi/N -> ../capiM links of pre-fix units that are gone, and capi/N
+ * nodes of ours of modern units that are gone.  Only the numeric names
+ * we make: capi/modem -> ../capi3 is someone else's.
  */
 static void sweep_prefix_dir(struct tree *t, const struct sysfs_live *f,
 			     struct coldplug_result *res)
@@ -117,8 +160,11 @@ static void sweep_prefix_dir(struct tree *t, const struct sysfs_live *f,
 		return;
 	}
 	while ((de = readdir(d))) {
-		if (policy_parse_dir_name(de->d_name, &unit) < 0 ||
-		    sysfs_live_has_in(f, CAPI_PREFIX, unit))
+		if (policy_parse_dir_name(de->d_name, &unit) < 0)
+			continue;
+		if (!sysfs_live_has_in(f, CAPI_MODERN, unit))
+			sweep_node(t, fd, de->d_name, unit, res);
+		if (sysfs_live_has_in(f, CAPI_PREFIX, unit))
 			continue;
 		if (tree_readlink(fd, de->d_name, target, sizeof(target)) < 0 ||
 		    !policy_link_is_ours(SHAPE_PREFIX_TTY, target))

@@ -78,10 +78,15 @@ static void vlog(int level, const char *fmt, va_list ap)
 	if ((size_t)len >= sizeof(raw))
 		len = sizeof(raw) - 1;
 	log_escape(raw, (size_t)len, out, sizeof(out));
+	/*
+	 * SIGPIPE is ignored (main.c): with the reader of stderr gone, the
+	 * write fails with EPIPE and the line is dropped.
+	 */
 	if (journal)
 		fprintf(stderr, "<%d>%s\n", level, out);
 	else
 		fprintf(stderr, "%s: %s: %s\n", prog, names[level & 7], out);
+	clearerr(stderr);
 }
 
 void log_msg(int level, const char *fmt, ...)

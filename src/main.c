@@ -330,12 +330,38 @@ static void notify_status(struct daemon *d, bool force)
 		     d->tree.refused, d->tree.failed);
 }
 
+static void open_failed(const char *devdir);
+
+/*
+ * The dev root moved away or replaced (under --root: the real /dev is a
+ * mount point): what is at its name now is opened, as at start, and
+ * rescanned.  Returns 0, or -1 when nothing can be opened there.
+ */
+static int reopen_moved(struct daemon *d)
+{
+	const char *devdir = d->tree.shown;
+
+	if (!tree_moved(&d->tree))
+		return 0;
+	log_warn("%s is no longer the directory capi-devd opened (moved or "
+		 "replaced): opening what is at its name", devdir);
+	tree_close(&d->tree);
+	if (tree_open(&d->tree, devdir) < 0) {
+		open_failed(devdir);
+		return -1;
+	}
+	return 1;
+}
+
 static void converge(struct daemon *d, const char *why)
 {
 	struct coldplug_result res;
+	int ret;
 
 	d->rescans++;
-	if (coldplug(&d->tree, d->sysdir, d->owner, &res) < 0) {
+	ret = coldplug(&d->tree, d->sysdir, d->owner, &res);
+	tree_tidy(&d->tree);
+	if (ret < 0) {
 		log_err("%s: %u control device(s), %u tty(s), but the scan of "
 			"%s was not complete (%s): no stale link removed", why,
 			res.controls, res.ttys, d->sysdir, strerror(errno));
@@ -424,6 +450,7 @@ static int run_replay(struct daemon *d)
 			handle(d, &ev);
 	}
 	src.close(&src);
+	tree_tidy(&d->tree);
 	if (replay_stop) {
 		log_warn("signal %d: replay stopped after %lu event(s)",
 			 (int)replay_stop, d->st.events);
@@ -462,13 +489,15 @@ static int signals_open(void)
 	return signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 }
 
-/* Returns 1 to go on, 0 to stop. */
+/* Returns 1 to go on, 0 to stop, -1 to stop on an error. */
 static int handle_signal(struct daemon *d, int sfd)
 {
 	struct signalfd_siginfo si;
 
 	while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo == SIGHUP) {
+			if (reopen_moved(d) < 0)
+				return -1;
 			notify_send("RELOADING=1");
 			converge(d, "SIGHUP rescan");
 			notify_send("READY=1");
@@ -534,6 +563,7 @@ static int event_loop(struct daemon *d, struct source *src, int sfd)
 		{ .fd = src->fd, .events = POLLIN },
 		{ .fd = sfd, .events = POLLIN },
 	};
+	int ret;
 
 	for (;;) {
 		if (poll(pfd, 2, -1) < 0) {
@@ -542,11 +572,19 @@ static int event_loop(struct daemon *d, struct source *src, int sfd)
 			log_err("poll: %s", strerror(errno));
 			return 1;
 		}
-		if (pfd[1].revents && !handle_signal(d, sfd))
-			return 0;
+		if (pfd[1].revents && (ret = handle_signal(d, sfd)) <= 0)
+			return ret < 0;
 		if (!pfd[0].revents)
 			continue;
-		if (drain(d, src) < 0)
+		/* Once per batch: events go to the dev root at its name. */
+		ret = reopen_moved(d);
+		if (ret < 0)
+			return 1;
+		if (ret > 0)
+			converge(d, "rescan of the dev root at its name");
+		ret = drain(d, src);
+		tree_tidy(&d->tree);
+		if (ret < 0)
 			return 1;
 		log_flush(false);
 		notify_status(d, false);
@@ -743,6 +781,8 @@ int main(int argc, char **argv)
 	static struct paths p;
 
 	log_init("capi-devd");
+	/* A log reader that went away must not kill us: the line is lost. */
+	signal(SIGPIPE, SIG_IGN);
 	if (parse_options(argc, argv, &o) < 0 || set_paths(&p, o.root) < 0)
 		return EXIT_USAGE;
 	snprintf(d.sysdir, sizeof(d.sysdir), "%s", p.sys);

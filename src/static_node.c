@@ -21,12 +21,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <limits.h>
+#include <unistd.h>
+#include <linux/openat2.h>
+#include "devname.h"
 #include "event.h"
 #include "log.h"
 #include "static_node.h"
@@ -36,37 +39,97 @@
 #define STATIC_FIRST_MODE 0600
 
 /*
- * Does the modules.devname at path list capi20 as char 68:0?  A line is
- * "MODULE DEVNAME TYPEMAJOR:MINOR"; "#" starts a comment.  Returns 1
- * yes, 0 no (or no such file), -1 it lists capi20 as another device.
+ * Open root's lib/modules/RELEASE/modules.devname without blocking (a
+ * FIFO there cannot hang us) and with every symlink on the way resolved
+ * inside root, never above it (RESOLVE_IN_ROOT): a link to /dev/zero
+ * reaches root's dev/zero, a character device, which is refused below.
+ * A kernel without openat2() (before 5.6) gets O_NOFOLLOW on the last
+ * name only.  Returns the fd, or -1 (errno).
  */
-static int devname_lists_capi20(const char *path)
+static int devname_open(const char *root, const char *rel)
 {
-	char *line = NULL, module[64], name[64], type;
-	unsigned int maj, min;
-	size_t size = 0;
-	int ret = 0;
-	FILE *f;
+	struct open_how how = {
+		.flags = O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY |
+			 O_CLOEXEC,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	int rfd, fd, e;
 
-	f = fopen(path, "re");
-	if (!f) {
-		log_debug("no static node: cannot read %s: %s", path,
-			  strerror(errno));
+	rfd = open(*root ? root : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rfd < 0)
+		return -1;
+	fd = (int)syscall(SYS_openat2, rfd, rel, &how, sizeof(how));
+	if (fd < 0 && errno == ENOSYS)
+		fd = openat(rfd, rel, (int)how.flags);
+	e = errno;
+	close(rfd);
+	errno = e;
+	return fd;
+}
+
+/*
+ * Read modules.devname into buf: a regular file of fewer than size
+ * bytes.  Returns its length, or -1 with *why (for the log).
+ */
+static ssize_t devname_read(int fd, char *buf, size_t size,
+			    const char **why)
+{
+	struct stat st;
+	ssize_t len, n = 0;
+
+	*why = strerror(errno);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0)
+		return -1;
+	*why = "not a regular file";
+	if (!S_ISREG(st.st_mode))
+		return -1;
+	/* The size may change as we read: the bound is what was read. */
+	for (len = 0; (size_t)len < size; len += n) {
+		n = read(fd, buf + len, size - (size_t)len);
+		if (n <= 0)
+			break;
+	}
+	*why = "larger than 8 KiB";
+	if ((size_t)len == size)
+		return -1;
+	*why = "cannot be read";
+	return n < 0 ? -1 : len;
+}
+
+/*
+ * Does root's modules.devname list capi20 as char 68:0?  Returns 1 yes,
+ * 0 no (or no such file, or one refused: logged), -1 it lists capi20 as
+ * another device.
+ */
+static int devname_lists_capi20(const char *root, const char *release)
+{
+	char rel[PATH_MAX], buf[DEVNAME_FILE_MAX];
+	const char *why;
+	ssize_t len;
+	int fd, ret;
+
+	if (snprintf(rel, sizeof(rel), "lib/modules/%s/modules.devname",
+		     release) >= (int)sizeof(rel))
+		return 0;
+	fd = devname_open(root, rel);
+	if (fd < 0 && errno == ENOENT) {
+		log_debug("no static node: no %s/%s", root, rel);
 		return 0;
 	}
-	while (ret == 0 && getline(&line, &size, f) > 0) {
-		if (sscanf(line, "%63s %63s %c%u:%u", module, name, &type,
-			   &maj, &min) != 5 || module[0] == '#' ||
-		    strcmp(name, STATIC_NAME))
-			continue;
-		ret = type == 'c' && maj == CAPI_CONTROL_MAJOR && min == 0 ?
-		      1 : -1;
+	len = devname_read(fd, buf, sizeof(buf), &why);
+	if (fd >= 0)
+		close(fd);
+	if (len < 0) {
+		log_warn("no static node: %s/%s: %s", root, rel, why);
+		return 0;
 	}
-	free(line);
-	fclose(f);
+	ret = devname_lists(buf, (size_t)len, STATIC_NAME,
+			    CAPI_CONTROL_MAJOR, 0);
 	if (ret < 0)
-		log_warn("%s lists %s as another device than char %u:0: "
-			 "no static node", path, STATIC_NAME,
+		log_warn("%s/%s lists %s as another device than char %u:0: "
+			 "no static node", root, rel, STATIC_NAME,
 			 CAPI_CONTROL_MAJOR);
 	return ret;
 }
@@ -104,15 +167,10 @@ int static_node_apply(struct tree *t, const char *root)
 		.kind = OP_NODE, .perms = true,
 		.major = CAPI_CONTROL_MAJOR, .minor = 0, .path = STATIC_NAME,
 	};
-	char path[PATH_MAX];
 	struct utsname u;
 	int made, ret;
 
-	if (uname(&u) < 0 ||
-	    snprintf(path, sizeof(path), "%s/lib/modules/%s/modules.devname",
-		     root, u.release) >= (int)sizeof(path))
-		return 0;
-	if (devname_lists_capi20(path) <= 0)
+	if (uname(&u) < 0 || devname_lists_capi20(root, u.release) <= 0)
 		return 0;
 	made = make_static(t);
 	if (made < 0 || (made && t->dry_run))

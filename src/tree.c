@@ -99,9 +99,9 @@ static const char *split_path(const char *path, char *dir, size_t dirsize)
  * Each directory's owner and mode are checked once, when its fd is
  * opened; a directory that anyone else can write takes the careful path,
  * and so does everything under a dev root that anyone else can write.
- * A kept directory that was removed (by devtmpfs, by us, by root) is
- * opened again by name: in a removed directory every lookup and every
- * create fails with ENOENT, and its link count is 0.
+ * A kept directory is used only while it is still the one at its name
+ * (still_there()); one that was removed or moved away (by devtmpfs, by
+ * us, by root) is opened again by name.
  */
 static bool only_root_writes(int fd)
 {
@@ -162,9 +162,18 @@ int tree_open(struct tree *t, const char *devdir)
 	unsigned long long rnd;
 	int fs;
 
+	struct stat st;
+
 	t->devfd = open(devdir, O_DIR_NOFOLLOW);
 	if (t->devfd < 0)
 		return -1;
+	if (fstat(t->devfd, &st) < 0) {
+		close(t->devfd);
+		t->devfd = -1;
+		return -1;
+	}
+	t->dev = st.st_dev;
+	t->ino = st.st_ino;
 	t->shown = devdir;
 	fs = devtmpfs_is(t->devfd, "/proc/self/mountinfo", &t->fs_how);
 	t->kernel_nodes = fs == 1;
@@ -172,6 +181,7 @@ int tree_open(struct tree *t, const char *devdir)
 	t->changes = 0;
 	t->refused = 0;
 	t->failed = 0;
+	t->our_dirs = 0;
 	/* Without entropy yet (early boot), still different per start. */
 	if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != sizeof(rnd)) {
 		struct timespec ts;
@@ -187,6 +197,14 @@ int tree_open(struct tree *t, const char *devdir)
 	return 0;
 }
 
+bool tree_moved(const struct tree *t)
+{
+	struct stat st;
+
+	return fstatat(AT_FDCWD, t->shown, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	       st.st_dev != t->dev || st.st_ino != t->ino;
+}
+
 void tree_close(struct tree *t)
 {
 	if (t->devfd >= 0)
@@ -194,6 +212,12 @@ void tree_close(struct tree *t)
 	if (t->devfd >= 0)
 		close(t->devfd);
 	t->devfd = -1;
+}
+
+/* The bit of our_dirs for directory dir; 0 for another. */
+static unsigned int dir_bit(const char *dir)
+{
+	return !strcmp(dir, "capi") ? 1 : !strcmp(dir, "isdn") ? 2 : 0;
 }
 
 /*
@@ -221,6 +245,7 @@ static int open_parent(struct tree *t, const char *path, bool create,
 		}
 		if (mkdirat(t->devfd, dir, DIR_MODE) < 0 && errno != EEXIST)
 			return -1;
+		t->our_dirs |= dir_bit(dir);
 		changed(t);
 		fd = openat(t->devfd, dir, O_DIR_NOFOLLOW);
 	}
@@ -312,9 +337,14 @@ static void tmp_name(const struct tree *t, const char *base, char *buf,
 /* What an entry must be to be removed: a check on name in dfd. */
 typedef bool ours_fn(int dfd, const char *name, const struct name_op *op);
 
+/*
+ * op's char node, under one name only: a node hard-linked elsewhere
+ * (st_nlink > 1) is someone else's too, and a chmod or a removal here
+ * would reach, or leave, the other name.
+ */
 static bool is_our_node(const struct stat *st, const struct name_op *op)
 {
-	return S_ISCHR(st->st_mode) &&
+	return S_ISCHR(st->st_mode) && st->st_nlink == 1 &&
 	       major(st->st_rdev) == op->major &&
 	       minor(st->st_rdev) == op->minor;
 }
@@ -410,14 +440,18 @@ static int remove_checked(struct tree *t, int dfd, const char *base,
 static int set_group(struct tree *t, int fd, const char *path,
 		     struct stat *st)
 {
-	if (st->st_gid == t->gid)
+	if (st->st_gid == t->gid && st->st_uid == 0)
 		return 0;
-	if (t->dry_run)
+	if (t->dry_run && st->st_uid == 0)
 		return dry("chgrp %u %s/%s\n", (unsigned int)t->gid, t->shown,
 			   path);
-	if (fchownat(fd, "", (uid_t)-1, t->gid, AT_EMPTY_PATH) < 0 ||
+	if (t->dry_run)
+		return dry("chown 0:%u %s/%s\n", (unsigned int)t->gid,
+			   t->shown, path);
+	/* No rule asks for another owner: a node of ours is root's. */
+	if (fchownat(fd, "", 0, t->gid, AT_EMPTY_PATH) < 0 ||
 	    fstat(fd, st) < 0)
-		return failed(t, "chgrp", path);
+		return failed(t, "chown", path);
 	return changed(t);
 }
 
@@ -483,9 +517,11 @@ static bool dir_is_real(const struct tree *t, const char *path)
 		S_ISDIR(st.st_mode));
 }
 
+/* Owner root (as udevd's static_node gives it), our group and mode. */
 static bool perms_right(const struct tree *t, const struct stat *st)
 {
-	return (st->st_mode & MODE_BITS) == t->mode && st->st_gid == t->gid;
+	return (st->st_mode & MODE_BITS) == t->mode && st->st_gid == t->gid &&
+	       st->st_uid == 0;
 }
 
 /*
@@ -540,7 +576,11 @@ static int refuse_node(struct tree *t, const struct name_op *op,
 {
 	char what[64];
 
-	if (S_ISCHR(st->st_mode))
+	if (S_ISCHR(st->st_mode) && st->st_nlink > 1)
+		snprintf(what, sizeof(what), "char %u:%u with %lu hard links",
+			 major(st->st_rdev), minor(st->st_rdev),
+			 (unsigned long)st->st_nlink);
+	else if (S_ISCHR(st->st_mode))
 		snprintf(what, sizeof(what), "char %u:%u, not %u:%u",
 			 major(st->st_rdev), minor(st->st_rdev), op->major,
 			 op->minor);
@@ -557,9 +597,26 @@ static int refuse_node(struct tree *t, const struct name_op *op,
  * write it; with open, a directory not kept yet is opened and checked.
  * -1: take the careful path.
  */
+/*
+ * Is the kept directory still the one at its name in the dev root?  One
+ * renamed out of it (by root: only root writes here) must not get our
+ * next node, nor lose one of its own, nor answer for its name: before a
+ * change in it, and before a lookup that found nothing there is
+ * believed, its name is looked at again, never through a symlink.  A
+ * lookup that found the node right changes nothing and needs no look.
+ */
+static bool still_there(const struct tree *t, const struct tree_dir *d)
+{
+	struct stat st;
+
+	return fstatat(t->devfd, d->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       st.st_dev == d->dev && st.st_ino == d->ino;
+}
+
 static int direct_dir(struct tree *t, const char *dir, bool open)
 {
 	struct tree_dir *slot = NULL;
+	struct stat st;
 	int i, fd;
 
 	if (!t->root_only || t->dry_run)
@@ -577,31 +634,63 @@ static int direct_dir(struct tree *t, const char *dir, bool open)
 	fd = openat(t->devfd, dir, O_DIR_NOFOLLOW);
 	if (fd < 0)
 		return -1;
-	if (!only_root_writes(fd)) {
+	if (!only_root_writes(fd) || fstat(fd, &st) < 0) {
 		close(fd);
 		return -1;
 	}
 	strcpy(slot->name, dir);
 	slot->fd = fd;
+	slot->dev = st.st_dev;
+	slot->ino = st.st_ino;
+	slot->emptied = false;
 	return fd;
 }
 
-/* Is "nothing there" in dfd true, not the answer of a removed directory? */
-static bool dir_alive(const struct tree *t, int dfd)
+/*
+ * May we act in dfd, the kept fd of directory dir (see still_there())?
+ * When not, it is dropped and the careful path goes by name.
+ */
+static bool direct_here(struct tree *t, int dfd, const char *dir)
 {
-	struct stat st;
+	int i;
 
-	return dfd == t->devfd || (fstat(dfd, &st) == 0 && st.st_nlink > 0);
+	if (dfd == t->devfd)
+		return true;
+	for (i = 0; i < TREE_DIRS; i++)
+		if (t->dirs[i].fd == dfd && still_there(t, &t->dirs[i]))
+			return true;
+	direct_drop(t, dir);
+	return false;
 }
 
-/* A lookup in kept directory dir found nothing: is it still there? */
-static int direct_missed(struct tree *t, int dfd, const char *dir)
+/* Mark kept directory dir: a node in it went, it may be empty now. */
+static void direct_emptied(struct tree *t, const char *dir)
 {
-	if (errno == ENOENT && !dir_alive(t, dfd)) {
-		direct_drop(t, dir);
-		return CAREFUL;
+	int i;
+
+	for (i = 0; i < TREE_DIRS; i++)
+		if (t->dirs[i].fd >= 0 && !strcmp(t->dirs[i].name, dir))
+			t->dirs[i].emptied = true;
+}
+
+/*
+ * As devtmpfs does, an emptied directory goes too: on the direct path
+ * once per batch of events (tree.h), not once per node removed.
+ */
+void tree_tidy(struct tree *t)
+{
+	int i;
+
+	for (i = 0; i < TREE_DIRS; i++) {
+		if (t->dirs[i].fd < 0 || !t->dirs[i].emptied)
+			continue;
+		t->dirs[i].emptied = false;
+		if (still_there(t, &t->dirs[i]) &&
+		    unlinkat(t->devfd, t->dirs[i].name, AT_REMOVEDIR) == 0) {
+			direct_drop(t, t->dirs[i].name);
+			changed(t);
+		}
 	}
-	return 0;
 }
 
 /*
@@ -610,8 +699,8 @@ static int direct_missed(struct tree *t, int dfd, const char *dir)
  * (errno ENOENT when nothing is there).  A chgrp drops the special bits,
  * which the mode of the direct path never has.
  */
-static int node_check(struct tree *t, int dfd, const char *base,
-		      const struct name_op *op)
+static int node_check(struct tree *t, int dfd, const char *dir,
+		      const char *base, const struct name_op *op)
 {
 	struct stat st;
 
@@ -623,11 +712,14 @@ static int node_check(struct tree *t, int dfd, const char *base,
 	}
 	if (!op->perms || perms_right(t, &st))
 		return 0;
-	if ((st.st_gid != t->gid &&
-	     fchownat(dfd, base, (uid_t)-1, t->gid, AT_SYMLINK_NOFOLLOW) < 0) ||
-	    ((st.st_mode & MODE_BITS) != t->mode &&
-	     fchmodat(dfd, base, t->mode, 0) < 0))
-		return failed(t, "set group and mode of", op->path);
+	if (!direct_here(t, dfd, dir))
+		return CAREFUL;
+	if ((st.st_uid != 0 || st.st_gid != t->gid) &&
+	    fchownat(dfd, base, 0, t->gid, AT_SYMLINK_NOFOLLOW) < 0)
+		return failed(t, "set owner and group of", op->path);
+	if ((st.st_mode & MODE_BITS) != t->mode &&
+	    fchmodat(dfd, base, t->mode, 0) < 0)
+		return failed(t, "set the mode of", op->path);
 	return changed(t);
 }
 
@@ -647,6 +739,8 @@ static int node_direct(struct tree *t, const struct name_op *op)
 	    (dfd = direct_dir(t, dir, true)) < 0)
 		return CAREFUL;
 	if (!t->kernel_nodes && !t->nodes_there) {
+		if (!direct_here(t, dfd, dir))
+			return CAREFUL;
 		if (mknodat(dfd, base, S_IFCHR | t->mode,
 			    makedev(op->major, op->minor)) == 0) {
 			changed(t);
@@ -660,10 +754,8 @@ static int node_direct(struct tree *t, const struct name_op *op)
 			return CAREFUL;
 		}
 	}
-	ret = node_check(t, dfd, base, op);
+	ret = node_check(t, dfd, dir, base, op);
 	t->nodes_there = ret != CAREFUL || errno != ENOENT;
-	if (ret == CAREFUL)
-		direct_missed(t, dfd, dir);
 	return ret;
 }
 
@@ -673,22 +765,25 @@ static int node_gone_direct(struct tree *t, const struct name_op *op)
 	char dir[POLICY_PATH_MAX];
 	const char *base = split_path(op->path, dir, sizeof(dir));
 	struct stat st;
+	bool found;
 	int dfd;
 
 	if (!base || (dfd = direct_dir(t, dir, false)) < 0)
 		return CAREFUL;
-	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return direct_missed(t, dfd, dir);
-	if (!is_our_node(&st, op))
+	found = fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0;
+
+	if (found && !is_our_node(&st, op))
+		return 0;
+	/* Nothing there, or something to remove: in the right directory? */
+	if (!direct_here(t, dfd, dir))
+		return CAREFUL;
+	if (!found)
 		return 0;
 	if (unlinkat(dfd, base, 0) < 0)
 		return errno == ENOENT ? 0 : failed(t, "remove", op->path);
 	changed(t);
-	/* As devtmpfs does: an emptied directory goes too. */
-	if (dfd != t->devfd && unlinkat(t->devfd, dir, AT_REMOVEDIR) == 0) {
-		direct_drop(t, dir);
-		changed(t);
-	}
+	if (dfd != t->devfd)
+		direct_emptied(t, dir);
 	return 1;
 }
 
@@ -699,7 +794,8 @@ static int link_direct(struct tree *t, const struct name_op *op)
 	const char *base = split_path(op->path, dir, sizeof(dir));
 	int dfd;
 
-	if (!base || (dfd = direct_dir(t, dir, true)) < 0)
+	if (!base || (dfd = direct_dir(t, dir, true)) < 0 ||
+	    !direct_here(t, dfd, dir))
 		return CAREFUL;
 	if (symlinkat(op->target, dfd, base) == 0)
 		return changed(t);
@@ -715,13 +811,19 @@ static int unlink_direct(struct tree *t, const struct name_op *op)
 {
 	char dir[POLICY_PATH_MAX], cur[TREE_LINK_MAX];
 	const char *base = split_path(op->path, dir, sizeof(dir));
+	bool found;
 	int dfd;
 
 	if (!base || (dfd = direct_dir(t, dir, false)) < 0)
 		return CAREFUL;
-	if (tree_readlink(dfd, base, cur, sizeof(cur)) < 0)
-		return direct_missed(t, dfd, dir);
-	if (strcmp(cur, op->target))
+	found = tree_readlink(dfd, base, cur, sizeof(cur)) >= 0;
+
+	if (found && strcmp(cur, op->target))
+		return 0;
+	/* Nothing there, or the link to remove: in the right directory? */
+	if (!direct_here(t, dfd, dir))
+		return CAREFUL;
+	if (!found)
 		return 0;
 	if (unlinkat(dfd, base, 0) < 0)
 		return errno == ENOENT ? 0 : failed(t, "remove", op->path);
@@ -968,16 +1070,26 @@ static int do_dir(struct tree *t, const struct name_op *op)
 	if (mkdirat(t->devfd, op->path, DIR_MODE) < 0)
 		return errno == EEXIST ? 0 : failed(t, "make the directory",
 						     op->path);
+	t->our_dirs |= dir_bit(op->path);
 	return changed(t);
 }
 
+/*
+ * Only a directory we made, or emptied of our own names: an empty one
+ * that someone else made, and we never used, stays.
+ */
 static int do_rmdir(struct tree *t, const struct name_op *op)
 {
+	if (!(t->our_dirs & dir_bit(op->path)))
+		return 0;
 	if (t->dry_run)
 		return dry("rmdir --ignore-fail-on-non-empty %s/%s\n",
 			   t->shown, op->path);
 	/* Fails harmlessly when missing, not empty, or not a directory. */
-	return unlinkat(t->devfd, op->path, AT_REMOVEDIR) == 0 ? changed(t) : 0;
+	if (unlinkat(t->devfd, op->path, AT_REMOVEDIR) < 0)
+		return 0;
+	t->our_dirs &= ~dir_bit(op->path);
+	return changed(t);
 }
 
 /*
@@ -1133,8 +1245,12 @@ static int apply_op(struct tree *t, const struct name_op *op)
 /* A dry run counts the changes it printed, as a real one those it made. */
 int tree_apply(struct tree *t, const struct name_op *op)
 {
+	char dir[POLICY_PATH_MAX];
 	int ret = apply_op(t, op);
 
+	if (ret == 1 && (op->kind == OP_UNLINK || op->kind == OP_NODE_GONE) &&
+	    split_path(op->path, dir, sizeof(dir)))
+		t->our_dirs |= dir_bit(dir);
 	if (ret == 1 && t->dry_run)
 		t->changes++;
 	return ret;

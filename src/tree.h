@@ -32,10 +32,15 @@
 struct tree_dir {
 	char name[8];
 	int fd;			/* -1: not open */
+	dev_t dev;		/* what fd is: still at name in the dev root? */
+	ino_t ino;
+	bool emptied;		/* a node in it went: tree_tidy() tries rmdir */
 };
 
 struct tree {
 	int devfd;		/* the dev root, O_DIRECTORY */
+	dev_t dev;		/* what devfd is: still at its name? */
+	ino_t ino;
 	const char *shown;	/* how to print the dev root in messages */
 	gid_t gid;
 	mode_t mode;
@@ -51,6 +56,10 @@ struct tree {
 	bool root_only;		/* only root can write the dev root */
 	bool nodes_there;	/* the last node we looked for was there */
 	struct tree_dir dirs[TREE_DIRS];
+	unsigned int our_dirs;	/* capi/ (1), isdn/ (2): made by us, or a
+				   name of ours removed from it since we
+				   started: ours to remove when empty
+				   (OP_RMDIR) */
 };
 
 /*
@@ -59,6 +68,12 @@ struct tree {
  */
 int tree_open(struct tree *t, const char *devdir);
 void tree_close(struct tree *t);
+
+/*
+ * Is the directory at the dev root's name (not following a symlink) no
+ * longer the one t has open: moved away, or replaced?
+ */
+bool tree_moved(const struct tree *t);
 
 /*
  * Carry out one operation; returns 1 when it changed the disk (in a dry
@@ -72,6 +87,12 @@ int tree_apply(struct tree *t, const struct name_op *op);
  * is not carried out.  Returns how many failed or were not carried out.
  */
 int tree_apply_all(struct tree *t, const struct name_op *ops, int n);
+
+/*
+ * After a batch of events (and a scan, and a replay): remove the kept
+ * directories that a removal may have emptied, as devtmpfs does.
+ */
+void tree_tidy(struct tree *t);
 
 /*
  * readlinkat() into buf, NUL-terminated.  A target that does not fit in

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include "number.h"
 #include "uevent.h"
 
 /* A line we make from a name in sysfs. */
@@ -217,6 +218,7 @@ static void lookup_tty_major(void)
 	for (p = buf, end = buf + len; p < end; p = nl + 1) {
 		char name[16];
 		unsigned int major;
+		const char *q;
 
 		nl = memchr(p, '\n', (size_t)(end - p));
 		if (!nl)
@@ -227,7 +229,10 @@ static void lookup_tty_major(void)
 		}
 		if (!chars || nl == p)
 			break;		/* a blank line ends the part */
-		if (sscanf(p, "%u %15s", &major, name) != 2 ||
+		/* "%3d %s": blanks, a major (never wrapped), a name. */
+		q = p + strspn(p, " ");
+		if (number_scan(&q, nl, CAPI_MAJOR_MAX, &major) < 0 ||
+		    *q != ' ' || sscanf(q, " %15s", name) != 1 ||
 		    !uevent_tty_major_ok(major))
 			continue;
 		if (!strcmp(name, "capi!") || !strcmp(name, "capi/"))

@@ -20,6 +20,7 @@
 #include <sys/sysmacros.h>
 #include "event.h"
 #include "log.h"
+#include "number.h"
 #include "policy.h"
 #include "sysfs.h"
 #include "verify.h"
@@ -70,14 +71,17 @@ struct spec_state {
 	unsigned int last;
 };
 
-/* Is this the "68 char" header line? */
+/* Is this the "68 char" header line?  A number is never wrapped. */
 static bool block_start(const char *p)
 {
+	const char *end = p + strlen(p);
 	unsigned int major;
-	char kind[8];
 
-	return sscanf(p, "%u %7s", &major, kind) == 2 &&
-	       major == CAPI_CONTROL_MAJOR && !strcmp(kind, "char");
+	if (number_scan(&p, end, CAPI_MAJOR_MAX, &major) < 0 ||
+	    major != CAPI_CONTROL_MAJOR || (*p != ' ' && *p != '\t'))
+		return false;
+	p += strspn(p, " \t");
+	return !strncmp(p, "char", 4) && (!p[4] || isspace((unsigned char)p[4]));
 }
 
 /* One line inside the block: 1 at its end, 0 read on, -1 with *why. */
@@ -85,6 +89,7 @@ static int spec_entry(struct spec *s, struct spec_state *st, const char *p,
 		      const char **why)
 {
 	unsigned int minor;
+	const char *q;
 	char name[64];
 
 	if (*p == '\n' || *p == '\0')
@@ -93,7 +98,14 @@ static int spec_entry(struct spec *s, struct spec_state *st, const char *p,
 		st->gap = true;
 		return 0;
 	}
-	if (sscanf(p, "%u = %63s", &minor, name) != 2)
+	if (*p < '0' || *p > '9')
+		return 0;
+	q = p;
+	if (number_scan(&q, p + strlen(p), CAPI_UNIT_MAX, &minor) < 0) {
+		*why = "a minor out of range in the 68 char block";
+		return -1;
+	}
+	if (sscanf(q, " = %63s", name) != 1)
 		return 0;
 	if (minor >= SPEC_MAX || strncmp(name, "/dev/", strlen("/dev/")) ||
 	    strlen(name) >= sizeof(s->name[0]) ||
@@ -144,6 +156,14 @@ int spec_parse(const char *path, struct spec *s, const char **why)
 	return 0;
 }
 
+static bool is_symlink(int dfd, const char *name)
+{
+	struct stat st;
+
+	return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       S_ISLNK(st.st_mode);
+}
+
 struct checker {
 	const char *devdir;
 	const struct spec *spec;
@@ -175,17 +195,55 @@ static void deviation(struct checker *c, const char *fmt, ...)
 						sizeof(out)));
 }
 
-/* name must resolve to char major:minor; check perms when asked. */
+/*
+ * The stat of what is at name itself (a node: no symlink followed, in a
+ * directory that is no symlink either), or of what it resolves to (a
+ * link).  Returns 0, or -1 after a deviation.
+ */
+static int stat_name(struct checker *c, const char *name, bool node,
+		     const char *what, struct stat *st)
+{
+	const char *slash = strchr(name, '/');
+	char dir[64];
+	int fd = c->devfd, ret;
+
+	if (node && slash && (size_t)(slash - name) < sizeof(dir)) {
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - name), name);
+		fd = openat(c->devfd, dir, O_RDONLY | O_DIRECTORY |
+			    O_NOFOLLOW | O_CLOEXEC);
+		/* capi/ a symlink: check_dir() reports it, once. */
+		if (fd < 0 && is_symlink(c->devfd, dir))
+			return -1;
+		name = slash + 1;
+	}
+	ret = fd < 0 ? -1 : fstatat(fd, name, st,
+				    node ? AT_SYMLINK_NOFOLLOW : 0);
+	if (ret < 0)
+		deviation(c, "%s/%s%s%s: %s (%s)", c->devdir,
+			  fd == c->devfd ? "" : dir, fd == c->devfd ? "" : "/",
+			  name, strerror(errno), what);
+	else if (node && S_ISLNK(st->st_mode)) {
+		deviation(c, "%s/%s%s%s: symlink, expected a character device "
+			  "(%s)", c->devdir, fd == c->devfd ? "" : dir,
+			  fd == c->devfd ? "" : "/", name, what);
+		ret = -1;
+	}
+	if (fd >= 0 && fd != c->devfd)
+		close(fd);
+	return ret;
+}
+
+/*
+ * A node name must be char major:minor itself, a link name must resolve
+ * to it; check perms when asked.
+ */
 static void expect_dev(struct checker *c, const char *name, unsigned int maj,
-		       unsigned int min, bool perms, const char *what)
+		       unsigned int min, bool node, bool perms, const char *what)
 {
 	struct stat st;
 
-	if (fstatat(c->devfd, name, &st, 0) < 0) {
-		deviation(c, "%s/%s: %s (%s)", c->devdir, name,
-			  strerror(errno), what);
+	if (stat_name(c, name, node, what, &st) < 0)
 		return;
-	}
 	if (!S_ISCHR(st.st_mode) || major(st.st_rdev) != maj ||
 	    minor(st.st_rdev) != min) {
 		deviation(c, "%s/%s: resolves to %s %u:%u, not char %u:%u (%s)",
@@ -208,13 +266,6 @@ static void expect_dev(struct checker *c, const char *name, unsigned int maj,
 			  (unsigned int)c->mode);
 }
 
-static bool is_symlink(int dfd, const char *name)
-{
-	struct stat st;
-
-	return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	       S_ISLNK(st.st_mode);
-}
 
 /* A name of our grammar in the dev tree: parse it, or say it is none. */
 typedef int parse_fn(const char *name, unsigned int *unit);
@@ -308,6 +359,7 @@ static int check_device(const struct capi_event *ev, void *arg)
 	for (i = 0; i < n; i++)
 		if (ops[i].kind == OP_NODE || ops[i].kind == OP_LINK)
 			expect_dev(c, ops[i].path, ev->major, ev->minor,
+				   ops[i].kind == OP_NODE,
 				   ops[i].kind == OP_NODE && ops[i].perms,
 				   purpose(ev, &ops[i]));
 	return 0;
@@ -355,7 +407,13 @@ int verify_run(const char *devdir, const char *sysdir, const char *spec_path,
 			"devices.txt in the kernel source)\n", spec_path, why);
 		return -1;
 	}
-	c.devfd = open(devdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* Never through a symlink: the daemon refuses such a dev root. */
+	c.devfd = open(devdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (c.devfd < 0 && is_symlink(AT_FDCWD, devdir)) {
+		deviation(&c, "%s: symlink, expected a directory", devdir);
+		printf("verify: %d deviation(s)\n", c.deviations);
+		return c.deviations;
+	}
 	if (c.devfd < 0) {
 		fprintf(stderr, "capi-devd: cannot open %s: %s\n", devdir,
 			strerror(errno));

@@ -11,7 +11,7 @@
 
 DEVNAME_DIR="$ROOT/lib/modules/$(uname -r)"
 mkdir -p "$DEVNAME_DIR"
-devname() { printf '# Device nodes to trigger on-demand module loading.\n%s' "$*" >"$DEVNAME_DIR/modules.devname"; }
+devname() { printf '# Device nodes to trigger on-demand module loading.\n%b' "$*" >"$DEVNAME_DIR/modules.devname"; }
 # Start the daemon, wait for its first scan (after the static node), stop it.
 start_stop() {	# start_stop LABEL [OPTIONS]
 	local label=$1
