@@ -55,10 +55,10 @@ artefacts() {
 		fi
 	done
 }
-# slowest: the 15 slowest tests of every build directory.
+# slowest: the 15 slowest tests this run ran, in every build directory.
 slowest() {
 	local f
-	find "$top"/build "$top"/build-san "$top"/build-debian13 -name '*.time' 2>/dev/null |
+	find "$top"/build "$top"/build-san "$top"/build-debian13 -name '*.time' -newer "$stamp" 2>/dev/null |
 	while read -r f; do
 		printf '%8.1f s  %s\n' "$(cut -d' ' -f3 "$f")" "$(echo "${f%.time}" | sed "s|^$top/||")"
 	done | sort -rn | head -n 15
