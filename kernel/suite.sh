@@ -5,12 +5,15 @@
 # Usage: kernel/suite.sh [--update] SUITE linux SERIES
 #        kernel/suite.sh [--update] SUITE apt-get|apt-cache ARGS...
 #
-#   SUITE is a Debian codename (trixie).  The private configuration lives in
+#   SUITE is a release of the table in test/debian/suite-lib.sh (bookworm,
+#   trixie, sid; SUITE-backports too).  The private configuration lives in
 #     $CACHE/apt/SUITE/   sources.list, lists/, cache/
 #   Its sources are the host's own (apt-get indextargets): the same archive
 #   URIs and components, the host's codename replaced by SUITE (bookworm ->
 #   trixie, bookworm-updates -> trixie-updates, bookworm-security ->
-#   trixie-security).  apt-get update runs on the first use and with
+#   trixie-security; only the pockets SUITE has, and SUITE-backports beside
+#   SUITE for SUITE-backports): suite_sources of test/debian/suite-lib.sh.
+#   apt-get update runs on the first use and with
 #   --update; nothing of the host's apt state (sources, lists, dpkg status)
 #   is read or written besides its index targets.
 #
@@ -33,9 +36,12 @@
 set -euo pipefail
 export LC_ALL=C
 
-self="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")"
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+self="$here/$(basename "${BASH_SOURCE[0]}")"
 say() { echo "[suite] $*" >&2; }
 die() { echo "kernel/suite.sh: error: $*" >&2; exit 1; }
+# shellcheck source=test/debian/suite-lib.sh
+. "$here/../test/debian/suite-lib.sh"
 
 update=0
 case "${1:-}" in
@@ -45,15 +51,14 @@ esac
 [ $# -ge 2 ] || die "usage: kernel/suite.sh [--update] SUITE linux SERIES | SUITE apt-get|apt-cache ARGS (try --help)"
 suite=$1 cmd=$2
 shift 2
-[[ $suite =~ ^[a-z]+$ ]] || die "'$suite' is not a Debian codename"
+suite_known "$suite" || die "'$suite' is not a release of the table in test/debian/suite-lib.sh"
 for c in apt-get apt-cache dpkg-deb flock; do
 	command -v "$c" >/dev/null 2>&1 || die "$c not found (see install-deps.sh)"
 done
-keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+keyring=$SUITE_KEYRING
 [ -r "$keyring" ] || die "$keyring not found. Fix: apt-get install debian-archive-keyring"
 
-cache=${CAPI_DEVD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/capi-devd}
-case "$cache" in /*) ;; *) cache="$PWD/$cache" ;; esac
+suite_cache
 a="$cache/apt/$suite"
 mkdir -p "$a/lists/partial" "$a/cache/archives/partial" "$a/preferences.d"
 exec 9>"$a/lock"
@@ -67,13 +72,8 @@ apt_opts=(-o Dir::Etc::sourcelist="$a/sources.list" -o Dir::Etc::sourceparts=-
 	-o APT::Sandbox::User=root -o Acquire::Languages=none)
 
 # The host's archives (codename replaced by the suite), one line each.
-host=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
-[ -n "$host" ] || die "no VERSION_CODENAME in /etc/os-release"
-sources=$(apt-get indextargets 'Identifier: Packages' --format '$(REPO_URI) $(RELEASE) $(COMPONENT)' |
-	awk -v host="$host" -v suite="$suite" -v key="$keyring" '
-		index($2, host) == 1 { print "deb [signed-by=" key "] " $1 " " suite substr($2, length(host) + 1) " " $3 }' |
-	sort -u)
-[ -n "$sources" ] || die "the host's apt configuration has no $host archive to take the URI from (apt-get indextargets)"
+sources=$(suite_sources "$suite") || die "no sources for $suite (above)"
+[ -n "$sources" ] || die "the host's apt configuration has no archive of its own release to take the URI from (apt-get indextargets)"
 if [ "$update" = 1 ] || [ ! -f "$a/.updated" ] || [ "$sources" != "$(cat "$a/sources.list" 2>/dev/null)" ]; then
 	echo "$sources" >"$a/sources.list"
 	say "apt-get update for $suite (private configuration $a)"

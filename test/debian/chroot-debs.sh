@@ -5,7 +5,9 @@
 #
 # Usage: test/debian/chroot-debs.sh [--force] SUITE
 #
-#   SUITE: trixie (Debian 13; its linux-source-6.12 gives the DKMS tree).
+#   SUITE: trixie (Debian 13; its linux-source-6.12 gives the DKMS tree),
+#   or another release of the table in test/debian/suite-lib.sh that names
+#   a linux-source series.
 #   In a SUITE chroot made with mmdebstrap from the archive the host's apt
 #   already uses (kernel/suite.sh's private sources.list; nothing of SUITE
 #   touches the host): apt-get build-dep, then test/debian/build-debs.sh
@@ -36,6 +38,8 @@ self="$here/$(basename "${BASH_SOURCE[0]}")"
 top=$(cd "$here/../.." && pwd)
 say() { echo "[chroot-debs] $*" >&2; }
 die() { echo "test/debian/chroot-debs.sh: error: $*" >&2; exit 2; }
+# shellcheck source=test/debian/suite-lib.sh
+. "$here/suite-lib.sh"
 
 force=0 suite=""
 while [ $# -gt 0 ]; do
@@ -47,15 +51,13 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-case "$suite" in
-trixie) series=6.12 ;;
-*) die "SUITE must be trixie (try --help)" ;;
+series=""
+suite_known "$suite" && series=$(suite_field "$suite" linux)
+case "$series" in
+""|-) die "SUITE must be a release with a linux series in test/debian/suite-lib.sh, e.g. trixie (try --help)" ;;
 esac
-for c in mmdebstrap flock sha256sum; do
-	command -v "$c" >/dev/null 2>&1 || die "$c not found. Fix: ./install-deps.sh"
-done
-cache=${CAPI_DEVD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/capi-devd}
-case "$cache" in /*) ;; *) cache="$PWD/$cache" ;; esac
+suite_need mmdebstrap flock sha256sum
+suite_cache
 
 d=$("$top/kernel/suite.sh" "$suite" linux "$series" | tail -n1) ||
 	die "kernel/suite.sh $suite linux $series failed"
@@ -85,17 +87,8 @@ key=$( {
 } | sha256sum | cut -c1-16)
 dc="$cache/debs"
 out="$dc/$suite-$key"
-mkdir -p "$dc"
-exec 9>"$dc/lock"
-if ! flock -n 9; then
-	say "waiting for another test/debian/chroot-debs.sh (lock $dc/lock)"
-	flock 9
-fi
-if [ "$force" = 0 ] && [ -f "$out/.done" ]; then
-	say "up to date: $out"
-	echo "$out"
-	exit 0
-fi
+suite_lock "$dc" test/debian/chroot-debs.sh
+suite_done "$out" "$force"
 
 t0=$(date +%s)
 rm -rf "$out"
@@ -164,5 +157,5 @@ ls "$out/new/capi-devd_${version}_amd64.deb" "$out/new/capisim-dkms_${version}_a
 	"$out/old/capi-devd_${version}~prev1_amd64.deb" >/dev/null 2>&1 || exit 1
 touch "$out/.done"
 # keep the two newest builds of the suite
-ls -1dt "$dc/$suite"-*/ 2>/dev/null | tail -n +3 | while read -r x; do rm -rf "$x"; done
+suite_keep "$dc" "$suite"
 say "ready in $((t1 - t0)) s: $out"

@@ -46,7 +46,7 @@ dep8_run() {	# dep8_run NEW OLD WORK
 	"$DEP8_DIR/run.sh" --image "$DEP8_IMAGE" --debs "$1" ${2:+--debs-old "$2"} \
 		--out "$DEP8_OUT" >/dev/null 2>"$3/run.err"
 	r=$?
-	diag "figure: debian/tests in the VM: $(dep8_secs "$t0") s"
+	diag "figure: debian/tests in the VM: $(dep8_secs "$t0") s (accel=$(sed -n 's/^accel=//p' "$DEP8_OUT/info" 2>/dev/null), -smp 1)"
 	sed 's/^/figure: /' "$DEP8_OUT/boots" 2>/dev/null | diag
 	check "the guest ran every test of debian/tests/control and powered off" test $r = 0 ||
 		{ diag <"$3/run.err"; tail -n 60 "$DEP8_OUT/console.log" | diag; }

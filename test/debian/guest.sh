@@ -15,7 +15,7 @@ set -uo pipefail
 share=/run/dep8
 out=$share/out
 mkdir -p "$out"
-echo "boot $(cut -d' ' -f1 /proc/uptime) s to the runner, $(uname -r)" >>"$out/boots"
+echo "boot $(cut -d' ' -f1 /proc/uptime) s to the runner, $(uname -r), $(nproc) CPU(s) up" >>"$out/boots"
 
 # The names of the tests, in order.
 tests=$(sed -n 's/^Tests:[[:space:]]*//p' "$share/src/debian/tests/control" | tr ' ,' '\n\n' | sed '/^$/d')

@@ -8,9 +8,10 @@
 #   headers and its own initramfs (initramfs-tools), dkms, gcc,
 #   libcapi20 (libcapi20-3 on Debian 12, libcapi20-3t64 from Debian 13 on),
 #   ppp and what the DEP-8 tests of debian/tests use, as a raw
-#   ext4 disk image.  The apt sources are the host's own Debian entries
-#   (/etc/apt/sources.list.d/*.sources, /etc/apt/sources.list) with the
-#   suite name replaced by SUITE; nothing is installed on the host.
+#   ext4 disk image.  SUITE is a release of the table in
+#   test/debian/suite-lib.sh; the apt sources are the host's own Debian
+#   archives with the suite name replaced by SUITE (suite_sources there);
+#   nothing is installed on the host.
 #
 #   The image lives in the cache, keyed by what went into it (the suite,
 #   the package list, this script, mmdebstrap's version and the apt lists
@@ -37,6 +38,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 self="$here/$(basename "${BASH_SOURCE[0]}")"
 say() { echo "[image] $*" >&2; }
 die() { echo "test/debian/mkimage.sh: error: $*" >&2; exit 1; }
+# shellcheck source=test/debian/suite-lib.sh
+. "$here/suite-lib.sh"
 
 suite=bookworm force=0 print_key=0
 while [ $# -gt 0 ]; do
@@ -49,48 +52,28 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-case "$suite" in *[!a-z0-9-]*|"") die "bad suite name: $suite" ;; esac
-for c in mmdebstrap mke2fs sha256sum flock; do
-	command -v "$c" >/dev/null 2>&1 || [ -x "/sbin/$c" ] ||
-		die "$c not found. Fix: ./install-deps.sh (apt-get install mmdebstrap e2fsprogs)"
-done
+suite_known "$suite" || die "bad suite name: $suite (not in the table of test/debian/suite-lib.sh)"
+suite_need mmdebstrap mke2fs sha256sum flock
 
 # What the tests need in the guest: the packages' dependencies (dkms,
 # the headers, a compiler) are there, since the guest has no network.
 # Debian 13's 64-bit time_t transition renamed the library's package.
-case "$suite" in
-bookworm) libcapi20="libcapi20-3" ;;
-*) libcapi20="libcapi20-3t64" ;;
-esac
+libcapi20=$(suite_field "$suite" libcapi20)
 packages="systemd systemd-sysv udev dbus kmod initramfs-tools
 linux-image-amd64 linux-headers-amd64 dkms gcc make libc6-dev
 $libcapi20 libcapi20-dev ppp iproute2 iputils-ping socat procps"
 
-# The host's Debian entries, for SUITE.
-sources() {
-	local f
-	for f in /etc/apt/sources.list.d/*.sources; do
-		[ -f "$f" ] || continue
-		grep -q '^Suites:.*bookworm' "$f" || continue
-		sed "/^Suites:/s/bookworm/$suite/g" "$f"
-		echo
-	done
-	if [ -f /etc/apt/sources.list ]; then
-		grep -E '^deb .*bookworm' /etc/apt/sources.list | sed "s/bookworm/$suite/g" || true
-	fi
-}
-src=$(sources)
+# The host's Debian archives, for SUITE (one-line form).
+src=$(suite_sources "$suite") || die "no sources for $suite (above)"
 [ -n "$src" ] || die "no Debian entry in the host's apt sources to take the archive from"
 
-cache=${CAPI_DEVD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/capi-devd}
-case "$cache" in /*) ;; *) cache="$PWD/$cache" ;; esac
+suite_cache
 ic="$cache/debian-image"
 mkdir -p "$ic"
 
 # The lists of the suite say which versions the image gets: the host's,
 # or for another release kernel/suite.sh's private ones (the host has none).
-lists=$( { cat /var/lib/apt/lists/*_dists_"${suite}"*_InRelease 2>/dev/null ||
-	cat "$cache/apt/$suite"/lists/*_dists_"${suite}"*_InRelease 2>/dev/null; } | sha256sum)
+lists=$(suite_lists "$suite")
 key=$( {
 	echo "suite $suite"
 	echo "packages $packages"
@@ -102,16 +85,8 @@ key=$( {
 if [ "$print_key" = 1 ]; then echo "$suite-$key"; exit 0; fi
 out="$ic/$suite-$key"
 
-exec 9>"$ic/lock"
-if ! flock -n 9; then
-	say "waiting for another test/debian/mkimage.sh (lock $ic/lock)"
-	flock 9
-fi
-if [ "$force" = 0 ] && [ -f "$out/.done" ]; then
-	say "up to date: $out"
-	echo "$out"
-	exit 0
-fi
+suite_lock "$ic" test/debian/mkimage.sh
+suite_done "$out" "$force"
 
 t0=$(date +%s)
 tmp="$out.tmp"
@@ -123,7 +98,7 @@ fail() {
 	[ -s "$log" ] && { echo "---- last lines of $log" >&2; tail -n 30 "$log" >&2; }
 	exit 1
 }
-printf '%s\n' "$src" >"$tmp/debian.sources"
+printf '%s\n' "$src" >"$tmp/debian.list"
 
 # The guest's hook: run the test runner from the 9p share, once per boot.
 cat >"$tmp/capi-dep8.service" <<'EOF'
@@ -164,7 +139,7 @@ mmdebstrap --variant=minbase --mode=root \
 	--customize-hook='chroot "$1" systemctl enable capi-dep8.service' \
 	--customize-hook='chroot "$1" passwd -d root' \
 	--customize-hook='rm -f "$1/etc/machine-id"; touch "$1/etc/machine-id"' \
-	"$suite" "$tmp/root" "$tmp/debian.sources" >>"$log" 2>&1 ||
+	"$suite" "$tmp/root" "$tmp/debian.list" >>"$log" 2>&1 ||
 	fail "mmdebstrap of $suite failed"
 
 vmlinuz=$(ls "$tmp"/root/boot/vmlinuz-* 2>/dev/null | sort -V | tail -n1)
@@ -194,6 +169,6 @@ rm -rf "$out"
 mv "$tmp" "$out"
 touch "$out/.done"
 # keep the two newest images of the suite
-ls -1dt "$ic/$suite"-*/ 2>/dev/null | tail -n +3 | while read -r d; do rm -rf "$d"; done
+suite_keep "$ic" "$suite"
 say "ready in $((t1 - t0)) s: $out"
 echo "$out"

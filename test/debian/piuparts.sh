@@ -7,7 +7,8 @@
 #
 #   The chroot comes from a minbase tarball that mmdebstrap makes once per
 #   suite and apt state, in $CAPI_DEVD_CACHE/debian-image/base-SUITE-KEY.tar.gz;
-#   apt in it uses the host's Debian sources (as test/debian/mkimage.sh).
+#   apt in it uses the host's Debian archives for SUITE (suite_sources of
+#   test/debian/suite-lib.sh, as test/debian/mkimage.sh).
 #   There is no upgrade test against the archive (the packages are not in
 #   it); debian/tests/upgrade tests the upgrade in the VM.
 set -euo pipefail
@@ -15,6 +16,8 @@ export LC_ALL=C
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 self="$here/$(basename "${BASH_SOURCE[0]}")"
 die() { echo "test/debian/piuparts.sh: error: $*" >&2; exit 1; }
+# shellcheck source=test/debian/suite-lib.sh
+. "$here/suite-lib.sh"
 
 suite=bookworm dir=""
 while [ $# -gt 0 ]; do
@@ -26,28 +29,26 @@ while [ $# -gt 0 ]; do
 	shift
 done
 [ -d "$dir" ] || die "DEBDIR missing (try --help)"
-for c in piuparts mmdebstrap; do
-	command -v "$c" >/dev/null || die "$c not found. Fix: ./install-deps.sh"
-done
+suite_known "$suite" || die "--suite $suite is not in the table of test/debian/suite-lib.sh"
+suite_need piuparts mmdebstrap
 
-# The host's Debian archive entries for SUITE, one-line form for piuparts.
-src=$(for f in /etc/apt/sources.list.d/*.sources; do
-	[ -f "$f" ] && grep -q '^Suites:.*bookworm' "$f" && { sed "/^Suites:/s/bookworm/$suite/g" "$f"; echo; }
-done)
+# The host's Debian archives for SUITE (one-line form), and for piuparts
+# the archive of SUITE and its security archive.
+src=$(suite_sources "$suite") || die "no sources for $suite (above)"
 [ -n "$src" ] || die "no Debian entry in the host's apt sources"
-mirror=$(awk '/^URIs:/ { u = $2 } /^Suites:/ { for (i = 2; i <= NF; i++) if ($i == s) { print u; exit } }' s="$suite" <<<"$src")
-security=$(awk '/^URIs:/ { u = $2 } /^Suites:/ { for (i = 2; i <= NF; i++) if ($i == s "-security") { print u; exit } }' s="$suite" <<<"$src")
+mirror=$(suite_uri "$suite")
+security=$(suite_uri "$suite" security)
 [ -n "$mirror" ] || die "no entry for $suite in the host's apt sources"
 
-cache=${CAPI_DEVD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/capi-devd}
+suite_cache
 ic="$cache/debian-image"
 mkdir -p "$ic"
-lists=$(cat /var/lib/apt/lists/*_dists_"${suite}"*_InRelease 2>/dev/null | sha256sum)
+lists=$(suite_lists "$suite")
 key=$(printf '%s\n' "$suite" "$src" "$lists" "$(sha256sum <"$self")" | sha256sum | cut -c1-16)
 base="$ic/base-$suite-$key.tar.gz"
 if [ ! -f "$base" ]; then
-	printf '%s\n' "$src" >"$ic/base-$suite.sources"
-	mmdebstrap --variant=minbase --mode=root "$suite" "$base.tmp.tar.gz" "$ic/base-$suite.sources" >&2 ||
+	printf '%s\n' "$src" >"$ic/base-$suite.list"
+	mmdebstrap --variant=minbase --mode=root "$suite" "$base.tmp.tar.gz" "$ic/base-$suite.list" >&2 ||
 		die "mmdebstrap of the $suite base tarball failed"
 	mv "$base.tmp.tar.gz" "$base"
 	find "$ic" -maxdepth 1 -name "base-$suite-*.tar.gz" ! -name "${base##*/}" -delete

@@ -83,7 +83,7 @@ timeout "${CAPI_DEP8_TIMEOUT:-3600}" "$qemu" -machine q35,accel=tcg -cpu max -sm
 	-virtfs "local,path=$share,mount_tag=dep8,security_model=none,id=dep8" \
 	-rtc base=utc || echo "qemu exit $?" >>"$out/qemu.status"
 t1=$(date +%s)
-echo "wall_seconds=$((t1 - t0))" >"$out/info"
+{ echo "wall_seconds=$((t1 - t0))"; echo "accel=tcg"; echo "smp=1"; } >"$out/info"
 cp -a "$share/out/." "$out/"
 rm -f "$overlay"
 echo "$out"

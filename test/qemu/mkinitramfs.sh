@@ -520,7 +520,7 @@ out=/dev/ttyS1 diag=/dev/ttyS2
 stty -F "$out" raw -echo 2>/dev/null || true
 stty -F "$diag" raw -echo 2>/dev/null || true
 read -r up _ </proc/uptime
-echo "# guest: test unit starts at ${up}s after kernel start" >"$out"
+echo "# guest: test unit starts at ${up}s after kernel start, $(nproc) CPU(s) up, kernel $(uname -r)" >"$out"
 udevadm settle --timeout=60 || echo "# guest: udevadm settle failed" >"$out"
 read -r up _ </proc/uptime
 echo "# guest: udev settled at ${up}s, running the test" >"$out"

@@ -171,6 +171,12 @@ if [ -z "$status" ]; then
 	show_logs
 	exit 125
 fi
+# What the test's log must say whatever it tests: the accelerator, the
+# CPUs the guest brought up and its boot time (kernel start to the test
+# unit, from the guest's own uptime; the wall time includes the firmware).
+boot=$(sed -n 's/^# guest: test unit starts at \([0-9.]*\)s after kernel start, \([0-9]*\) CPU.*/\1 \2/p' "$report.txt" | head -n1)
+[ -n "$boot" ] || boot="? ?"
+echo "[qemu] accel=$accel guest_cpus=${boot#* } (of -smp $smp) boot=${boot%% *}s (kernel start to the test unit) wall=${secs}s" >&2
 say "guest test status $status, ${secs}s wall ($accel)"
 if [ "$status" != 0 ]; then
 	show_logs

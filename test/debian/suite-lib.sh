@@ -1,0 +1,127 @@
+# shellcheck shell=bash
+# test/debian/suite-lib.sh - Debian releases by name: the one reader of the
+# host's apt sources, and what every chroot and image build shares.
+# Sourced by kernel/suite.sh, test/debian/mkimage.sh,
+# test/debian/chroot-debs.sh and test/debian/piuparts.sh.  Nothing here
+# changes the host's apt state or installs anything on the host.
+#
+# The releases: one line each.  Adding a release is a line in this table.
+#   codename  the suite name (SUITE-backports works for every release
+#             whose pockets include backports)
+#   libcapi20 the name of libcapi20's run-time package there
+#   linux     the linux-source-SERIES whose packages kernel/suite.sh fetches
+#             for a chroot's DKMS tree ("-": none chosen)
+#   pockets   the archives besides SUITE itself, as the host's sources name
+#             them for the host's release (SUITE-updates, SUITE-security),
+#             plus backports; "-": none (sid has neither)
+suite_table() {
+	cat <<'EOF'
+bookworm  libcapi20-3     6.1   updates,security,backports
+trixie    libcapi20-3t64  6.12  updates,security,backports
+sid       libcapi20-3t64  -     -
+EOF
+}
+
+SUITE_KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
+
+# suite_field SUITE libcapi20|linux|pockets: SUITE's column of the table
+# (SUITE-backports: SUITE's); fails for a release that is not in it.
+suite_field() {
+	local col
+	case $2 in libcapi20) col=2 ;; linux) col=3 ;; pockets) col=4 ;; *) return 2 ;; esac
+	suite_table | awk -v s="${1%-backports}" -v c=$col '$1 == s { print $c; found = 1 } END { exit !found }'
+}
+
+# suite_known SUITE: SUITE is a release of the table (or its -backports).
+suite_known() {
+	case $1 in
+	*-backports) suite_field "$1" pockets | grep -q backports ;;
+	*-*|"") return 1 ;;
+	*) suite_field "$1" pockets >/dev/null ;;
+	esac
+}
+
+# suite_host_archives: the host's Debian archives as apt sees them
+# (apt-get indextargets reads every sources format): "URI RELEASE
+# COMPONENT" a line.  The only place that reads the host's sources.
+suite_host_archives() {
+	apt-get indextargets 'Identifier: Packages' --format '$(REPO_URI) $(RELEASE) $(COMPONENT)' | sort -u
+}
+
+# suite_sources SUITE: one-line apt sources for SUITE: each of the host's
+# archives of its own release (VERSION_CODENAME of /etc/os-release), the
+# codename replaced by SUITE's (bookworm -> trixie, bookworm-updates ->
+# trixie-updates, bookworm-security -> trixie-security), only the pockets
+# SUITE has; for SUITE-backports, SUITE's and SUITE-backports from the
+# URI of the host's release itself.  Signed by Debian's archive keyring.
+suite_sources() {
+	local suite=$1 base=${1%-backports} bp="" host pockets
+	[ "$base" = "$suite" ] || bp=1
+	host=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+	[ -n "$host" ] || { echo "no VERSION_CODENAME in /etc/os-release" >&2; return 1; }
+	pockets=$(suite_field "$suite" pockets) || { echo "$suite is not in the table of test/debian/suite-lib.sh" >&2; return 1; }
+	suite_host_archives | awk -v host="$host" -v base="$base" -v bp="$bp" \
+		-v pockets=",$pockets," -v key="$SUITE_KEYRING" '
+		index($2, host) == 1 {
+			rest = substr($2, length(host) + 1)
+			if (rest != "" && index(pockets, "," substr(rest, 2) ",") == 0) next
+			print "deb [signed-by=" key "] " $1 " " base rest " " $3
+			if (bp && rest == "") print "deb [signed-by=" key "] " $1 " " base "-backports " $3
+		}' | sort -u
+}
+
+# suite_uri SUITE [POCKET]: the archive URI of SUITE (or SUITE-POCKET) in
+# suite_sources SUITE, without the trailing slash; empty when none.
+suite_uri() {
+	local r=$1
+	[ -z "${2:-}" ] || r=${1%-backports}-$2
+	suite_sources "$1" | awk -v r="$r" '$4 == r { sub("/$", "", $3); print $3; exit }'
+}
+
+# suite_cache: sets cache, the absolute cache root (CAPI_DEVD_CACHE, as
+# kernel/build.sh).
+suite_cache() {
+	cache=${CAPI_DEVD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/capi-devd}
+	case "$cache" in /*) ;; *) cache="$PWD/$cache" ;; esac
+}
+
+# suite_lists SUITE: the Release files of SUITE's apt lists (the host's,
+# else kernel/suite.sh's private ones), hashed: they say which versions a
+# build gets.
+suite_lists() {
+	{ cat /var/lib/apt/lists/*_dists_"$1"*_InRelease 2>/dev/null ||
+		cat "$cache/apt/$1"/lists/*_dists_"$1"*_InRelease 2>/dev/null; } | sha256sum
+}
+
+# What a chroot or image build does around mmdebstrap, with the caller's
+# say() and die():
+# suite_need CMD...: each CMD is installed (else die, naming install-deps.sh).
+suite_need() {
+	local c
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 || [ -x "/sbin/$c" ] ||
+			die "$c not found. Fix: ./install-deps.sh"
+	done
+}
+# suite_lock DIR WHAT: one build at a time in DIR (fd 9, DIR/lock).
+suite_lock() {
+	mkdir -p "$1"
+	exec 9>"$1/lock"
+	if ! flock -n 9; then
+		say "waiting for another $2 (lock $1/lock)"
+		flock 9
+	fi
+}
+# suite_done OUT FORCE: with FORCE 0 and OUT complete (.done), say so,
+# print OUT and end the script.
+suite_done() {
+	if [ "$2" = 0 ] && [ -f "$1/.done" ]; then
+		say "up to date: $1"
+		echo "$1"
+		exit 0
+	fi
+}
+# suite_keep DIR PREFIX: keep the two newest DIR/PREFIX-*/.
+suite_keep() {
+	ls -1dt "$1/$2"-*/ 2>/dev/null | tail -n +3 | while read -r d; do rm -rf "$d"; done
+}
