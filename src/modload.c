@@ -21,6 +21,7 @@
 #include <libkmod.h>
 #include "log.h"
 #include "modload.h"
+#include "modsig.h"
 
 #define KMOD_SONAME "libkmod.so.2"
 
@@ -72,10 +73,11 @@ static int kmod_api_open(struct kmod_api *k)
 	return 0;
 }
 
-static int load(struct kmod_api *k, struct kmod_ctx *ctx, bool dry_run)
+static int load(struct kmod_api *k, struct kmod_ctx *ctx, const char *sysdir,
+		bool dry_run)
 {
 	struct kmod_module *mod = NULL;
-	const char *name = NULL;
+	const char *name = NULL, *why;
 	size_t i;
 	int r;
 
@@ -106,7 +108,9 @@ static int load(struct kmod_api *k, struct kmod_ctx *ctx, bool dry_run)
 			log_err("not loading %s: it is blacklisted", name);
 			r = -1;
 		} else if (r < 0) {
-			log_err("cannot load %s: %s", name, strerror(-r));
+			why = modsig_advice(-r, modsig_locked_down(sysdir));
+			log_err("cannot load %s: %s%s%s", name, strerror(-r),
+				why ? ": " : "", why ? why : "");
 			r = -1;
 		} else {
 			log_info("loaded the CAPI driver %s", name);
@@ -130,7 +134,7 @@ int modload_capi(const char *sysdir, bool dry_run)
 	if (!ctx) {
 		log_err("cannot load the CAPI driver: libkmod failed to start");
 	} else {
-		r = load(&k, ctx, dry_run);
+		r = load(&k, ctx, sysdir, dry_run);
 		k.unref(ctx);
 	}
 	dlclose(k.dl);
