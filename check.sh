@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # check.sh - install what is needed, build, and run every test: make check
 # (QEMU scenarios included), make distcheck, make check once more with
 # ASan and UBSan (build-san/, without the QEMU part), and the fuzzers

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # demo.sh - the main job.  Builds what is missing (capi-devd, the
 # libcapi20 client, the patched kernel), boots the VM with systemd, udevd,
 # 50-capi.rules and capi-devd.service, places a few calls through capisim,

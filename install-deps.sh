@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # install-deps.sh - install every Debian 12 package capi-devd needs to
 # build, test and boot its test kernel.  Run as root; does nothing when
 # all are there.

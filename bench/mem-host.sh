@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # mem-host.sh - memory of an idle capi-devd --source=kernel on this host.
 # Usage: bench/mem-host.sh [path/to/capi-devd]
 # Runs the daemon as root against a scratch --root (so it loads no

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # replay-bench.sh - capi-devd --replay on tmpfs against the syscall floor,
 # in the same run: events per second and system calls per event.
 # Usage: bench/replay-bench.sh [path/to/capi-devd] [events]

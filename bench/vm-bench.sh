@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # vm-bench.sh - udevd + rules, capi-devd and busybox mdev side by side,
 # in one boot of the test VM (test/qemu), on the same workload.
 #

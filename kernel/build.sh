@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # kernel/build.sh - build the capi-devd test kernel (bzImage + staged modules).
 #
 # Usage: kernel/build.sh [--debug|--kcsan] [--force] [--verbose] [--print-key]
@@ -70,7 +71,7 @@ while [ $# -gt 0 ]; do
 	--verbose|-v) verbose=1 ;;
 	--print-key) print_key=1 ;;
 	--source-tree) source_only=1 ;;
-	-h|--help) sed -n '2,/^set -euo/p' "$self" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,/^set -euo/p' "$self" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "kernel/build.sh: unknown argument: $1 (try --help)" >&2; exit 2 ;;
 	esac
 	shift

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # kernel/check-series.sh - check kernel/patches the way a maintainer would.
 #
 # Usage: kernel/check-series.sh [--tree 6.1|6.12] [--no-stock] [--no-build]
@@ -49,7 +50,7 @@ while [ $# -gt 0 ]; do
 	--no-stock) stock=0 ;;
 	--no-build) build=0 ;;
 	--tree) export LINUX_SOURCE_PKG=linux-source-${2:?--tree 6.1|6.12}; shift ;;
-	-h|--help) sed -n '2,/^set -uo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,/^set -uo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "kernel/check-series.sh: unknown argument: $1 (try --help)" >&2; exit 2 ;;
 	esac
 	shift

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # kernel/port-series.sh - port kernel/patches/series (6.1) to another tree
 #
 # Usage: kernel/port-series.sh [--tree 6.12] [--continue]
@@ -42,7 +43,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--tree) v=${2:?--tree V}; shift ;;
 	--continue) resume=1 ;;
-	-h|--help) sed -n '2,/^set -euo/p' "$self" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,/^set -euo/p' "$self" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown argument: $1 (try --help)" ;;
 	esac
 	shift

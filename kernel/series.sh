@@ -1,4 +1,5 @@
 # shellcheck shell=bash disable=SC2034  # sets variables for its callers
+# SPDX-License-Identifier: GPL-2.0-or-later
 # kernel/series.sh - sourced: which source tree, which patches, in order,
 # and the files of kernel/capisim/ that go into the tree besides them.
 # Used by kernel/build.sh, kernel/check-series.sh, kernel/dkms/mksrc.sh and

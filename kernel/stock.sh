@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # kernel/stock.sh - Debian's stock kernel for the test VM, with capisim and
 # the fixed kernelcapi built out of tree against its headers
 #
@@ -52,7 +53,7 @@ while [ $# -gt 0 ]; do
 	--fetch-only) fetch_only=1 ;;
 	--force) force=1 ;;
 	--print-abi) print_abi=1 ;;
-	-h|--help) sed -n '2,/^set -euo/p' "$self" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,/^set -euo/p' "$self" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown argument: $1 (try --help)" ;;
 	esac
 	shift

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # kernel/suite.sh - another Debian release's packages, fetched without
 # touching the host's apt: a private apt configuration under the cache.
 #
@@ -46,7 +47,7 @@ die() { echo "kernel/suite.sh: error: $*" >&2; exit 1; }
 update=0
 case "${1:-}" in
 --update) update=1; shift ;;
--h|--help) sed -n '2,/^set -euo/p' "$self" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+-h|--help) sed -n '3,/^set -euo/p' "$self" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 esac
 [ $# -ge 2 ] || die "usage: kernel/suite.sh [--update] SUITE linux SERIES | SUITE apt-get|apt-cache ARGS (try --help)"
 suite=$1 cmd=$2

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The daemon: coldplug at start (missing names made, stale links of an
 # earlier run removed), SIGHUP rescans, SIGTERM exits cleanly.
 # Devices come from a fake sysfs under the root; the daemon listens on the

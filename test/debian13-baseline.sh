@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Debian 13's stock kernel has no CAPI: the packages say so.  From
 # linux-image-<abi>-amd64 of trixie (kernel/suite.sh trixie linux 6.12):
 # CONFIG_ISDN_CAPI=y but no CONFIG_BT_CMTP, the only option that builds

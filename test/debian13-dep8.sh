@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Debian 13 as its users get it: the stock kernel (linux-image-amd64, no
 # kernelcapi), systemd 257, libcapi20-3t64, and the two packages built in
 # Debian 13 (test/debian/chroot-debs.sh, the build of test/debian13-dkms.sh,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Debian 13: the packages built in Debian 13, as its users would, and
 # capisim-dkms installed there: DKMS builds kernelcapi and capisim against
 # Debian 13's own headers (linux-headers-amd64, gcc-14), from the 6.12

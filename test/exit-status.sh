@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Every exit-2 case that capi-devd(8) lists under EXIT STATUS is run here
 # and must end with status 2: the list is read from the man page, so a
 # case added there without a command here fails, and the two cannot

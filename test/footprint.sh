@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The long-running daemon links libudev and libc and nothing else:
 # libsystemd (notify.c speaks the protocol) and libkmod (dlopen()ed by
 # --load-driver) would map zstd, lzma, libcrypto and libgcrypt for years.

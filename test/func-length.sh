@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Every function in src/ fits on a screen: at most 60 lines from the line
 # of its name to its closing brace.  Prints the longest ones as figures.
 set -u

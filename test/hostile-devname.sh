@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # modules.devname is input like any other (issue 28, break 1): capi-devd
 # reads ROOT/lib/modules/$(uname -r)/modules.devname for its static node
 # without blocking, without following a link out of the root, only from

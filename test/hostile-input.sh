@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Hostile input (issue 10, items 2, 7-11): a tty record makes only a node
 # of the CAPI tty driver; replay lines are bounded while read; a NUL in a
 # value is refused; a FIFO in the root's sysfs cannot hang the start;

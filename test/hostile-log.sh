@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A daemon survives its log reader (issue 28, break 4): with stderr a
 # pipe whose reader has gone, the next log line fails with EPIPE and is
 # dropped; SIGPIPE (status 141) must not kill capi-devd.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Numbers in the files capi-devd reads are refused above their range,
 # never wrapped (issue 28, break 6): sscanf("%u") took 4294967536 for 240
 # and 4294967364 for 68.  ROOT/proc/devices and devices.txt here;

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A careless administrator (issue 16, breaks 7 and 8, and the sloppy
 # points): options that would be cut or wrap are refused with exit 2; a
 # replay says where it writes, counts what failed, and exits 1 then; a

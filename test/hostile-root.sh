@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Hostile roots (issue 16, breaks 1-5 and 9): what the daemon trusts
 # besides the uevent: the dev root itself, the root's sysfs and
 # proc/devices, the kernel's features (statx), /proc/self/mountinfo.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The tree as root may leave it (issue 28): a kept directory moved out of
 # the dev root (break 2), a dev root that is not devtmpfs with a stale
 # capi/N of ours (break 3), a node hard-linked elsewhere and one with a

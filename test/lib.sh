@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # lib.sh - the replay tests' fake root: a temporary root with dev/, sys/
 # and proc/devices, capi-devd run against it, and checks on the tree it
 # made.  The TAP verbs are test/tap.sh's.

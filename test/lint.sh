@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The shipped files: the man page is lint-clean, the unit verifies and is
 # hardened to an exposure of 2.0 or lower, the rules use no key that
 # udevd 252 rejects, and test/README.md lists every VM scenario.

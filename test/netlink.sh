@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The kernel source: uevents forged by a user-space sender are dropped,
 # and a flood that overflows the receive buffer (ENOBUFS) makes the daemon
 # count it, log it and rescan sysfs.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The pre-fix mend removes only the directories it made (issue 28,
 # break 6): when the pre-fix control device goes, an empty isdn/ or
 # capi/ that capi-devd did not make stays; those it made go.

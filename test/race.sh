@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A hostile dev root: an unprivileged user (nobody) who owns the root swaps
 # names while capi-devd replays events into it.  Nothing outside the root
 # may change (no mode, owner, link or file), and nothing that is not ours

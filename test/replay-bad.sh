@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Bad input: a clear log line for each, and no change on disk.
 # shellcheck source=test/lib.sh
 . "${TESTDIR:-$(dirname "$0")}/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Ownership: what stands at one of our names and is not ours is left
 # alone with a warning naming it; nothing is made outside the dev root.
 # shellcheck source=test/lib.sh

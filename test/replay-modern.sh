@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Modern kernel names from a replay: add, duplicates, N >= 100, remove.
 # shellcheck source=test/lib.sh
 . "${TESTDIR:-$(dirname "$0")}/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Any order of events converges: duplicates, remove before add,
 # interleaved units.  Nothing dangles and nothing is missing.
 # shellcheck source=test/lib.sh

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Pre-fix kernels (control "capi", ttys "capiN"): devtmpfs puts the control
 # node at /dev/capi, where applications need a directory.
 # shellcheck source=test/lib.sh

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Every shell script of the project is clean under shellcheck at severity
 # "warning" (errors and warnings; shellcheck's info and style notes are not
 # asked for), following what each sources (-x).  One test a script.

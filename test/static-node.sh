@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The static /dev/capi20 at start-up without udevd (--source=kernel):
 # when the running kernel's modules.devname lists capi20 as char 68:0,
 # capi-devd gives the node group and mode (kmod-static-nodes made it

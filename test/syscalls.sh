@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Safety that costs little: where only root can write the dev root, an
 # event costs at most twice the system calls of the floor (per add mknod,
 # chgrp and symlink; per remove two unlinks: 2.5 per event).  Counted by

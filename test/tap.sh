@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tap.sh - the TAP vocabulary of every shell test, on the host and in the
 # test VM: one implementation.  The host's tests source it through
 # test/lib.sh (or directly); mkinitramfs.sh copies it into the VM as

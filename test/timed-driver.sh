@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test/timed-driver.sh - run automake's test driver (the arguments), and
 # write the test's wall time beside its log: for --log-file DIR/T.log,
 # DIR/T.time holds "START END SECONDS" (epoch seconds).  ./check.sh lists

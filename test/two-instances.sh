@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Two instances on one dev root (a replay into the live /dev while the
 # service runs) must not share a temporary name: each makes and removes
 # links under .#capi-devd.PID.RANDOM.NAME of its own.  With one fixed

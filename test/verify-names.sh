@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # capi-devd --verify judges names by the daemon's own grammar (policy.c):
 # a name the daemon would never make is a deviation even when its number
 # is a live unit's (capi20.7, capi/07).

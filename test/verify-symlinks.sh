@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # --verify judges what is at each name (issue 28, break 5): a node name
 # that is a symlink to a right node elsewhere is a deviation, and so is
 # a dev root that is a symlink, as the daemon refuses both.  The names

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # capi-devd --verify against devices.txt: the 68 char block of the
 # kernel's (test/fixtures/devices-68.txt; the VM checks the whole real
 # file), and one of our own to test "..." ranges.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Runs INSIDE the test VM (bench/vm-bench.sh boots it): the same workload
 # against three namers, one after the other, in one boot:
 #   udevd    systemd-udevd with 50-capi.rules (running from the boot)

@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # debian/tests/lib.sh - what the DEP-8 tests share: the TAP verbs and the
 # checks of the QEMU scenarios (test/tap.sh, test/qemu/guest/*-lib.sh,
 # installed as /capi-test/ where they expect to be), the libcapi20 test

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # kernel/dkms/combine.sh - one DKMS source for several kernel trees
 #
 # Usage: kernel/dkms/combine.sh OUTDIR TREEDIR...

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # kernel/dkms/mksrc.sh - assemble the DKMS source tree of capisim and the
 # fixed kernelcapi from the kernel series
 #
@@ -44,7 +45,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--source-tree) srctree=${2:?--source-tree DIR}; shift ;;
 	--print-version) print_version=1 ;;
-	-h|--help) sed -n '2,/^set -euo/p' "$self" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,/^set -euo/p' "$self" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	-*) die "unknown option $1 (try --help)" ;;
 	*) [ -z "$out" ] || die "one OUTDIR only"; out=$1 ;;
 	esac

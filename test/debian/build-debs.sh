@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test/debian/build-debs.sh - build the Debian packages of this tree, as a
 # user would in a clean clone: dpkg-buildpackage -us -uc -b
 #
@@ -23,7 +24,7 @@ version="" out=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--version) version=${2:?--version VERSION}; shift ;;
-	-h|--help) sed -n '2,/^set -euo/p' "$self" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,/^set -euo/p' "$self" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	-*) die "unknown option $1 (try --help)" ;;
 	*) out=$1 ;;
 	esac

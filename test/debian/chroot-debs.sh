@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test/debian/chroot-debs.sh - the Debian packages of this tree built in
 # another Debian release, as its users would build them, and capisim-dkms
 # installed there so that DKMS builds the modules for that release's kernel
@@ -45,7 +46,7 @@ force=0 suite=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--force) force=1 ;;
-	-h|--help) sed -n '2,/^set -euo/p' "$self" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,/^set -euo/p' "$self" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	-*) die "unknown option $1 (try --help)" ;;
 	*) suite=$1 ;;
 	esac

@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test/debian/dep8-lib.sh - what the host's DEP-8 tests share
 # (test/debian/t-packages.sh for Debian 12, test/debian13-dep8.sh for
 # Debian 13): the image of test/debian/mkimage.sh, and debian/tests run in

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test/debian/guest.sh - runs INSIDE the Debian image (test/debian/mkimage.sh),
 # started by its capi-dep8.service from the 9p share /run/dep8 that
 # test/debian/run.sh fills:

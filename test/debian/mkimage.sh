@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test/debian/mkimage.sh - a real Debian system image for the package tests
 #
 # Usage: test/debian/mkimage.sh [--suite SUITE] [--force] [--print-key]
@@ -47,7 +48,7 @@ while [ $# -gt 0 ]; do
 	--suite) suite=${2:?--suite SUITE}; shift ;;
 	--force) force=1 ;;
 	--print-key) print_key=1 ;;
-	-h|--help) sed -n '2,/^set -euo/p' "$self" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,/^set -euo/p' "$self" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown argument: $1 (try --help)" ;;
 	esac
 	shift

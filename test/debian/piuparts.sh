@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test/debian/piuparts.sh - piuparts on the packages of DEBDIR: install,
 # remove and purge in a fresh Debian chroot (no kernel there, so DKMS
 # builds nothing and no module is loaded anywhere)
@@ -23,7 +24,7 @@ suite=bookworm dir=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--suite) suite=${2:?}; shift ;;
-	-h|--help) sed -n '2,/^set -euo/p' "$self" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,/^set -euo/p' "$self" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) dir=$1 ;;
 	esac
 	shift

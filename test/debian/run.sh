@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test/debian/run.sh - run debian/tests (DEP-8) in the Debian image, booted
 # under QEMU with its own kernel and initramfs, without network
 #
@@ -33,7 +34,7 @@ while [ $# -gt 0 ]; do
 	--debs) debs=${2:?}; shift ;;
 	--debs-old) debs_old=${2:?}; shift ;;
 	--out) out=${2:?}; shift ;;
-	-h|--help) sed -n '2,/^set -euo/p' "$self" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,/^set -euo/p' "$self" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown argument: $1 (try --help)" ;;
 	esac
 	shift

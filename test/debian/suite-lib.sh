@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test/debian/suite-lib.sh - Debian releases by name: the one reader of the
 # host's apt sources, and what every chroot and image build shares.
 # Sourced by kernel/suite.sh, test/debian/mkimage.sh,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # make check: the Debian packages.  Builds capi-devd and capisim-dkms with
 # dpkg-buildpackage from this tree (and the same tree as the version
 # before, for the upgrade), runs lintian on them, runs piuparts (install,

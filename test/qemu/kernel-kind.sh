@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test/qemu/kernel-kind.sh - sourced by vm-test.sh and vm.sh: which kernel
 # the VM boots.  pick_kernel sets
 #   kout       the result dir (bzImage, kernelrelease, staging/, info, ...)

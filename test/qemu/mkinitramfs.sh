@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test/qemu/mkinitramfs.sh - build a systemd initramfs for the capi-devd test VM
 #
 # Usage: test/qemu/mkinitramfs.sh --kernel-dir OUT [options]
@@ -67,7 +68,7 @@ while [ $# -gt 0 ]; do
 	--test) testscript=$2; shift ;;
 	--vm) vm=1 ;;
 	-o) output=$2; shift ;;
-	-h|--help) sed -n '2,/^set -euo/p' "$self" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,/^set -euo/p' "$self" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown argument: $1 (try --help)" ;;
 	esac
 	shift

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test/qemu/run.sh - boot the capi-devd test VM in QEMU
 #
 # Usage: test/qemu/run.sh --kernel-dir OUT --initrd FILE [options] [-- QEMU-ARGS...]
@@ -54,7 +55,7 @@ while [ $# -gt 0 ]; do
 	--append) append="$append $2"; shift ;;
 	--outdir) outdir=$2; shift ;;
 	--) shift; extra=("$@"); break ;;
-	-h|--help) sed -n '2,/^set -euo/p' "$self" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,/^set -euo/p' "$self" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown argument: $1 (try --help)" ;;
 	esac
 	shift

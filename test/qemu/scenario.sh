@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test/qemu/scenario.sh - run a group of make check scenarios in the VM.
 #
 # Usage: test/qemu/scenario.sh udev|kernel|prefix|pppd|demo|ttyfix|stock-udev|stock-kernel

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # make check: a small run of bench/vm-bench.sh (3 rounds of 8 calls, 2 s
 # idle) so that the benchmark, its probe and its three namers cannot rot.
 # The guest's checks (names, group and mode under each namer; nothing

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test/qemu/t-kernel.sh - TAP: the test kernel in QEMU.
 # Boots the kernel of kernel/build.sh with a systemd initramfs and runs
 # test/qemu/guest/kernel-test.sh inside: static /dev/capi20, autoload of

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # make check: Debian's stock kernel (kernel/stock.sh).  On the host:
 # kernelcapi.ko (with the series) and capisim.ko build out of tree against
 # Debian's headers, and through `dkms build` in a private DKMS tree.  Then

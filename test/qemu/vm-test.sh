@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test/qemu/vm-test.sh - run one guest test script in the test VM, print its TAP
 #
 # Usage: test/qemu/vm-test.sh GUEST-SCRIPT [mkinitramfs.sh options...]

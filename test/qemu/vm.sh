@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test/qemu/vm.sh - interactive shell in the test VM (serial console here)
 #
 # Usage: test/qemu/vm.sh [mkinitramfs.sh options...]

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Runs INSIDE the demo VM (udevd, 50-capi.rules, capi-devd.service):
 # places a few calls through capisim with the libcapi20 client, shows the
 # names that appeared and the --verify verdict, echoes data through a tty,

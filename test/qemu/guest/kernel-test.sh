@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Runs INSIDE the test VM (as /capi-test/run), driven by test/qemu/t-kernel.sh.
 # Prints TAP. Checks the kernel side of capi-devd's world:
 #   - the static /dev/capi20 node (kmod-static-nodes from modules.devname)

@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # pppd-lib.sh - pppd over CAPI, end to end (issue 8 section 3), for any
 # kernel.  Runs INSIDE the test VM (installed as /capi-test/pppd-lib.sh),
 # after /capi-test/scenario-lib.sh.

@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # scenario-lib.sh - helpers for the scripts that run INSIDE the test VM
 # (installed as /capi-test/scenario-lib.sh): the TAP verbs of test/tap.sh
 # (the same file, /capi-test/tap.sh), scenarios picked by number, checks

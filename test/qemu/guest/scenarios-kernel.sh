@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Runs INSIDE the test VM with udevd masked: capi-devd alone
 # (--source=kernel) owns every name.  The scenarios: test/README.md.
 # shellcheck source=test/qemu/guest/scenario-lib.sh

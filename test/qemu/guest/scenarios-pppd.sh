@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Runs INSIDE the test VM: udevd with 50-capi.rules, capi-devd.service
 # (--source=udev), the patched kernel.  pppd over CAPI, end to end: two
 # pppd, one per end of a call that capisim switches (guest/pppd-lib.sh).

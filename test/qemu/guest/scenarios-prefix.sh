@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Runs INSIDE the test VM with the pre-fix fixture build of kernelcapi
 # (control device "capi", ttys "capiN"): udevd, 50-capi.rules and
 # capi-devd.  The scenarios: test/README.md.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Runs INSIDE the test VM on Debian's stock kernel (kernel/stock.sh) with
 # udevd masked: capi-devd alone (--source=kernel), on the out-of-tree
 # kernelcapi that modprobe takes from updates/ (as after dkms install).

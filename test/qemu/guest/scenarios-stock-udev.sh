@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Runs INSIDE the test VM on Debian's stock kernel (kernel/stock.sh): udevd
 # with 50-capi.rules, capi-devd.service (--source=udev).  kernelcapi is a
 # module there: Debian's own in kernel/drivers/isdn/capi/, and the

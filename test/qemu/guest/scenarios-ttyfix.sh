@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Runs INSIDE the test VM: udevd with 50-capi.rules, capi-devd.service
 # (--source=udev), the patched kernel.  The middleware ttys' receive path
 # and lifetime (kernel patches 1 and 3-5): reopen after n_tty throttled, a minor

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Runs INSIDE the test VM: udevd with 50-capi.rules, capi-devd.service
 # (--source=udev), the patched kernel.  The scenarios: test/README.md.
 # shellcheck source=test/qemu/guest/scenario-lib.sh
