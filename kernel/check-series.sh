@@ -69,6 +69,9 @@ sc="$cache/kernel/series"
 [ "$pkg" = linux-source-6.1 ] || sc="$sc-${pkg#linux-source-}"
 logdir="$sc/log"
 mkdir -p "$logdir"
+# One run per tree at a time: the work tree and the object dirs are shared.
+exec 8>"$sc/lock"
+flock -n 8 || { echo "# waiting for another kernel/check-series.sh ($sc/lock)"; flock 8; }
 jobs=${CAPI_KERNEL_JOBS:-$(($(nproc) + 1))}
 
 src=$("$here/build.sh" --source-tree | tail -n1) || bail "kernel/build.sh --source-tree failed"
@@ -102,21 +105,36 @@ obj="$sc/obj"
 mkdir -p "$obj"
 kmake() { make -C "$work" O="$obj" ARCH=x86_64 -j"$jobs" "$@"; }
 cmtp_kconfig="$work/net/bluetooth/cmtp/Kconfig"
+# The pristine fragment while the tree has no capisim yet, as
+# kernel/build.sh: then 6.12's BT_CMTP loses "&& DEPRECATED" in the work
+# tree for every make (a syncconfig would drop it), until the build is done.
+pristine_frag() {
+	! grep -qs '^config ISDN_CAPI_SIM$' "$work/drivers/isdn/capi/Kconfig" || return 1
+	sed -i 's/ && DEPRECATED$//' "$cmtp_kconfig"
+}
 configure() {	# tinyconfig + the fragments kernel/build.sh would use
 	local frags=("$here/capi.config")
-	if ! grep -qs '^config ISDN_CAPI_SIM$' "$work/drivers/isdn/capi/Kconfig"; then
-		frags+=("$here/capi-pristine.config")
-		sed -i 's/ && DEPRECATED$//' "$cmtp_kconfig"
-	fi
+	! pristine_frag || frags+=("$here/capi-pristine.config")
 	kmake tinyconfig &&
 	"$work/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "${frags[@]}" &&
 	kmake olddefconfig
 }
-build_capi() {	# build_capi LOG: build drivers/isdn/capi/ with W=1
+# build_capi LOG CONFIGURE: build drivers/isdn/capi/ with W=1, configured
+# first if CONFIGURE is 1.  Without a Kconfig change since the last
+# configure, its .config would be the same: the step keeps it.  Everything,
+# modules_prepare too, is built with W=1, so that a step recompiles only
+# what its patch changed (not the prepare objects twice, once per flags).
+build_capi() {
 	local rc=0
-	{ configure && kmake modules_prepare && kmake W=1 drivers/isdn/capi/; } >"$1" 2>&1 || rc=1
+	{ { [ "$2" = 0 ] || configure; } && { pristine_frag || :; } &&
+	  kmake W=1 modules_prepare && kmake W=1 drivers/isdn/capi/; } >"$1" 2>&1 || rc=1
 	git -C "$work" checkout -q -- net/bluetooth/cmtp/Kconfig
 	return $rc
+}
+# kconfig_changed: did the last commit touch what configure reads?
+kconfig_changed() {
+	git -C "$work" diff --name-only HEAD~1 HEAD |
+		grep -qE '(^|/)Kconfig[^/]*$|(^|/)configs/|^scripts/kconfig/'
 }
 warnings() {	# warnings LOG: its compiler warnings in drivers/isdn/capi/, no line numbers
 	sed -n -E 's#^[^ ]*(drivers/isdn/capi/[^:]*):[0-9]+:[0-9]+: (warning|error): #\1: \2: #p' "$1" | sort -u
@@ -128,10 +146,13 @@ warnings() {	# warnings LOG: its compiler warnings in drivers/isdn/capi/, no lin
 # build compiles all of drivers/isdn/capi/, even in an object dir that an
 # earlier (perhaps interrupted) run left behind.
 rm -rf "$obj/drivers/isdn/capi"
+reconf=1	# 1: the next step configures afresh (Kconfig changed, or a build failed)
 if [ "$build" = 0 ]; then
 	skip "pristine: drivers/isdn/capi builds" "--no-build"
-elif build_capi "$logdir/build-0.log"; then
+elif t=$SECONDS; build_capi "$logdir/build-0.log" 1; then
+	echo "# pristine: W=1 build $((SECONDS - t)) s"
 	pass "pristine: drivers/isdn/capi builds"
+	reconf=0
 else
 	fail "pristine: drivers/isdn/capi builds"
 	tail -n 30 "$logdir/build-0.log" | diag
@@ -166,11 +187,17 @@ for p in "${patches[@]}"; do
 	fi
 	if [ "$build" = 0 ]; then
 		continue
-	elif ! build_capi "$logdir/build-$step.log"; then
+	fi
+	t=$SECONDS
+	kconfig_changed && reconf=1
+	if ! build_capi "$logdir/build-$step.log" $reconf; then
 		fail "patch $step: drivers/isdn/capi builds with W=1 and no new warning"
 		tail -n 30 "$logdir/build-$step.log" | diag
+		reconf=1
 		continue
 	fi
+	echo "# patch $step: W=1 build $((SECONDS - t)) s$([ $reconf = 1 ] && echo ', configured afresh')"
+	reconf=0
 	new=$(warnings "$logdir/build-$step.log" | comm -23 - "$logdir/warnings-0")
 	if [ -z "$new" ]; then
 		pass "patch $step: drivers/isdn/capi builds with W=1 and no new warning"
@@ -199,6 +226,7 @@ while read -r f dest; do
 done < <(series_overlay_list)
 
 # ---------------------------------------------------------------- stock config
+echo "# the series, patch by patch: $SECONDS s"
 if [ "$stock" = 0 ]; then
 	done_testing
 fi
@@ -262,10 +290,14 @@ built() {	# built TREE CONFIG
 		}' "$2" "$1/drivers/Makefile" "$1/drivers/isdn/Makefile" "$1/drivers/isdn/capi/Makefile" \
 			"$1/net/Makefile" "$1/net/bluetooth/Makefile" "$1/net/bluetooth/cmtp/Makefile" | sort
 }
-olddef() {	# olddef COMMIT CONFIG OUTDIR: the .config olddefconfig makes of CONFIG
+# olddef COMMIT CONFIG OUTDIR: the .config olddefconfig makes of CONFIG, in
+# OUTDIR/.config (KCONFIG_CONFIG); scripts/kconfig/conf is built once, in
+# an object dir of its own (no patch touches scripts/kconfig/).
+olddef() {
 	git -C "$work" checkout -q -f --detach "$1" &&
-	rm -rf "$3" && mkdir -p "$3" && cp "$2" "$3/.config" &&
-	make -C "$work" O="$3" ARCH=x86_64 olddefconfig >"$3.log" 2>&1
+	rm -rf "$3" && mkdir -p "$3" "$sc/kconfig-obj" && cp "$2" "$3/.config" &&
+	make -C "$work" O="$sc/kconfig-obj" ARCH=x86_64 KCONFIG_CONFIG="$3/.config" \
+		olddefconfig >"$3.log" 2>&1
 }
 variant() {	# variant NAME SEDSCRIPT
 	local name=$1 cfg="$sc/stock-$1.config" before after
@@ -322,5 +354,6 @@ else
 	fail "Debian config + ISDN_CAPI_SIM=m: olddefconfig"
 fi
 git -C "$work" checkout -q -f --detach "$patched"
+echo "# in all: $SECONDS s"
 
 done_testing
