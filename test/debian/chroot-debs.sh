@@ -29,7 +29,7 @@
 #   their .debs (the directory is then complete and kept: .done), 1 when
 #   not (the directory holds the logs; the next run tries again).
 #   The .debs the chroot downloads are kept in $CAPI_DEVD_CACHE/suite/SUITE/
-#   archives for the next run.
+#   archives for every chroot and image of SUITE (suite_archive).
 #
 # Environment: CAPI_DEVD_CACHE (cache root, as kernel/build.sh).
 set -euo pipefail
@@ -95,10 +95,9 @@ t0=$(date +%s)
 rm -rf "$out"
 mkdir -p "$out"
 cp "$d/abi" "$out/abi"
-archives="$cache/suite/$suite/archives"
-mkdir -p "$archives"
+suite_archive "$suite"
 # the kernel packages kernel/suite.sh fetched already
-cp -n "$d"/debs/*.deb "$archives/" 2>/dev/null || true
+cp -n "$d"/debs/*.deb "$cache/suite/$suite/archives/" 2>/dev/null || true
 work=$(mktemp -d "${TMPDIR:-/tmp}/capi-chroot-debs.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 (cd "$top" && files | tar --null -T - -czf "$work/src.tar.gz" --transform 's|^\(\./\)\{0,1\}|capi-devd/|')
@@ -131,15 +130,13 @@ EOF
 chmod +x "$work/inside.sh"
 
 say "mmdebstrap $suite, the builds and the install (log: $out/mmdebstrap.log, $out/inside.log)"
-if ! mmdebstrap --variant=apt --skip=essential/unlink \
+if ! mmdebstrap --variant=apt \
 	--include=build-essential,dkms,linux-headers-amd64,ca-certificates \
-	--setup-hook='mkdir -p "$1"/var/cache/apt/archives/' \
-	--setup-hook="sync-in $archives /var/cache/apt/archives/" \
 	--customize-hook="copy-in $work/src.tar.gz $work/inside.sh /" \
 	--customize-hook='mkdir -p "$1/out"' \
 	--customize-hook='chroot "$1" /inside.sh || true' \
 	--customize-hook="sync-out /out $out" \
-	--customize-hook="sync-out /var/cache/apt/archives $archives" \
+	"${suite_archive_opts[@]}" \
 	"$suite" /dev/null "$srcl" >"$out/mmdebstrap.log" 2>&1; then
 	say "mmdebstrap of $suite failed"
 	echo "$out"

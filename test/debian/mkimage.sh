@@ -127,6 +127,7 @@ manual_add_modules virtio_pci virtio_blk ext4 crc32c_generic
 EOF
 
 say "mmdebstrap $suite into $tmp/root (log: $log)"
+suite_archive "$suite"
 # shellcheck disable=SC2086
 mmdebstrap --variant=minbase --mode=root \
 	--aptopt='APT::Install-Recommends "false"' \
@@ -140,6 +141,7 @@ mmdebstrap --variant=minbase --mode=root \
 	--customize-hook='chroot "$1" systemctl enable capi-dep8.service' \
 	--customize-hook='chroot "$1" passwd -d root' \
 	--customize-hook='rm -f "$1/etc/machine-id"; touch "$1/etc/machine-id"' \
+	"${suite_archive_opts[@]}" \
 	"$suite" "$tmp/root" "$tmp/debian.list" >>"$log" 2>&1 ||
 	fail "mmdebstrap of $suite failed"
 

@@ -9,7 +9,8 @@
 #   The chroot comes from a minbase tarball that mmdebstrap makes once per
 #   suite and apt state, in $CAPI_DEVD_CACHE/debian-image/base-SUITE-KEY.tar.gz;
 #   apt in it uses the host's Debian archives for SUITE (suite_sources of
-#   test/debian/suite-lib.sh, as test/debian/mkimage.sh).
+#   test/debian/suite-lib.sh, as test/debian/mkimage.sh); its .debs come
+#   from and go to the suite's archive in the cache (suite_archive).
 #   There is no upgrade test against the archive (the packages are not in
 #   it); debian/tests/upgrade tests the upgrade in the VM.
 set -euo pipefail
@@ -49,7 +50,9 @@ key=$(printf '%s\n' "$suite" "$src" "$lists" "$(sha256sum <"$self")" | sha256sum
 base="$ic/base-$suite-$key.tar.gz"
 if [ ! -f "$base" ]; then
 	printf '%s\n' "$src" >"$ic/base-$suite.list"
-	mmdebstrap --variant=minbase --mode=root "$suite" "$base.tmp.tar.gz" "$ic/base-$suite.list" >&2 ||
+	suite_archive "$suite"
+	mmdebstrap --variant=minbase --mode=root "${suite_archive_opts[@]}" \
+		"$suite" "$base.tmp.tar.gz" "$ic/base-$suite.list" >&2 ||
 		die "mmdebstrap of the $suite base tarball failed"
 	mv "$base.tmp.tar.gz" "$base"
 	find "$ic" -maxdepth 1 -name "base-$suite-*.tar.gz" ! -name "${base##*/}" -delete

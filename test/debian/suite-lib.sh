@@ -122,6 +122,22 @@ suite_done() {
 		exit 0
 	fi
 }
+# suite_archive SUITE: sets suite_archive_opts, the mmdebstrap options that
+# give the chroot SUITE's .debs kept in $cache/suite/SUITE/archives (after
+# suite_cache) and keep there what it downloads, so that a run fetches each
+# .deb once for every chroot, image and base tarball of SUITE.  Put them
+# after the caller's customize hooks: the last one copies the archives out
+# (essential/unlink skipped: the essential .debs stay there till then;
+# mmdebstrap's cleanup empties the chroot's archives after it).
+suite_archive() {
+	local a="$cache/suite/$1/archives"
+	mkdir -p "$a"
+	# shellcheck disable=SC2016,SC2034
+	suite_archive_opts=(--skip=essential/unlink
+		--setup-hook='mkdir -p "$1"/var/cache/apt/archives/'
+		--setup-hook="sync-in $a /var/cache/apt/archives/"
+		--customize-hook="sync-out /var/cache/apt/archives $a")
+}
 # suite_keep DIR PREFIX: keep the two newest DIR/PREFIX-*/.
 suite_keep() {
 	ls -1dt "$1/$2"-*/ 2>/dev/null | tail -n +3 | while read -r d; do rm -rf "$d"; done
