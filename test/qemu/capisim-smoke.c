@@ -401,6 +401,60 @@ static void frames_test(struct call *c)
 	      tty_prefix, c->unit);
 }
 
+static int debugfs_write(const char *file, const char *fmt, ...);
+
+/*
+ * Malformed DATA_B3_INDs, as a broken controller or a Bluetooth CMTP peer
+ * could send them (capisim's debugfs "malform"): a Data length that
+ * disagrees with the data, a message length beyond the message, a message
+ * cut before its Data length.  kernelcapi must drop each: not a byte of
+ * it, nor of the memory beyond it, may reach the tty, and the data
+ * written after it must come back alone.  (The kernel logs each drop:
+ * kernel-test.sh counts the lines.)
+ */
+static void malformed_test(struct call *c)
+{
+	static const char *const kinds[] = { "datalen", "short", "len" };
+	struct pollfd p = { .fd = c->tty, .events = POLLIN };
+	char bad[32], good[48], in[4096];
+	size_t blen, glen, got;
+	unsigned int i;
+	ssize_t n;
+	int r;
+
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		r = debugfs_write("malform", "0x%x %s", c->ncci, kinds[i]);
+		if (r) {
+			fail("debugfs malform %s: %s", kinds[i], strerror(-r));
+			continue;
+		}
+		blen = snprintf(bad, sizeof(bad), "spoilt by %s", kinds[i]);
+		glen = snprintf(good, sizeof(good), "%s%d after a spoilt one",
+				tty_prefix, c->unit);
+		/* two DATA_B3_REQs, so two DATA_B3_INDs, the first spoilt */
+		if (write(c->tty, bad, blen) != (ssize_t)blen)
+			diag("write: %s", strerror(errno));
+		usleep(200000);
+		if (write(c->tty, good, glen) != (ssize_t)glen)
+			diag("write: %s", strerror(errno));
+		/* everything that comes, until 1 s of quiet after the data */
+		got = 0;
+		while (got < sizeof(in) &&
+		       poll(&p, 1, got >= glen ? 1000 : WAIT_MS) == 1) {
+			n = read(c->tty, in + got, sizeof(in) - got);
+			if (n <= 0)
+				break;
+			got += n;
+		}
+		check(got == glen && !memcmp(in, good, glen),
+		      "malformed DATA_B3_IND (%s) dropped: %s%d read %zu bytes, only the %zu written after it%s",
+		      kinds[i], tty_prefix, c->unit, got, glen,
+		      got > glen ? " (more: the spoilt message or beyond)" : "");
+	}
+	check(echo_test(c, 1) == 0, "%s%d still echoes after 3 malformed DATA_B3_INDs",
+	      tty_prefix, c->unit);
+}
+
 static void disconnect(struct call *c, const char *what)
 {
 	struct msg m;
@@ -1182,6 +1236,7 @@ int main(int argc, char **argv)
 		check(echo_test(&calls[i], i) == 0, "call %d: data written to %s%d comes back",
 		      i, tty_prefix, calls[i].unit);
 	frames_test(&calls[0]);
+	malformed_test(&calls[0]);
 	check(debugfs_connections() == ncalls, "debugfs connections lists %d calls",
 	      ncalls);
 	if (keep) {

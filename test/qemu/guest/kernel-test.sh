@@ -149,6 +149,19 @@ if [ $has_capisim = 1 ] && loaded capisim; then
 else
 	missing_part "capisim-smoke" "no capisim module (series patch adding it missing)"
 fi
+# 15b: capisim-smoke had capisim send 3 malformed DATA_B3_INDs; each was
+# dropped and counted in the kernel's log (rate-limited, 10 in 5 s)
+if [ $has_capisim = 1 ]; then
+	n=$(dmesg | grep -c 'capi: dropped malformed DATA_B3_IND')
+	if [ "$n" = 3 ] && dmesg | grep -q 'capi: dropped malformed DATA_B3_IND.*(3 so far)'; then
+		pass "3 malformed DATA_B3_INDs dropped, logged and counted"
+	else
+		fail "3 malformed DATA_B3_INDs dropped, logged and counted: $n log lines"
+		dmesg | grep 'capi: ' | tail -n 10 | diag
+	fi
+else
+	missing_part "malformed DATA_B3_INDs dropped" "no capisim module (series patch adding it missing)"
+fi
 # 16: capisim-listen, on a capisim with room for its calls and a small
 # echo_limit: kcapi refuses a writer that never reads (0x1103) and the slab
 # stays put; calls offered to every listener, first to accept wins, ignore;
