@@ -48,6 +48,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../tap.h"
@@ -453,6 +454,55 @@ static void malformed_test(struct call *c)
 	}
 	check(echo_test(c, 1) == 0, "%s%d still echoes after 3 malformed DATA_B3_INDs",
 	      tty_prefix, c->unit);
+}
+
+/* Milliseconds on the monotonic clock. */
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Stale flow state: output stopped with TCOOFF, then the tty closed.  The
+ * next open is a new tty, not stopped: data written to it must go out (and
+ * come back through capisim's echo), and its close must not wait for
+ * output (closing_wait, 30 s) that can never leave.
+ */
+static void flow_reopen_test(struct call *c)
+{
+	struct termios raw;
+	char path[64];
+	long long t;
+	int r;
+
+	snprintf(path, sizeof(path), "%s%d", tty_prefix, c->unit);
+	tcgetattr(c->tty, &raw);
+	check(tcflow(c->tty, TCOOFF) == 0, "TCOOFF on %s", path);
+	t = now_ms();
+	close(c->tty);
+	check(now_ms() - t < 5000, "close of %s after TCOOFF: %lld ms", path,
+	      now_ms() - t);
+	c->tty = open(path, O_RDWR | O_NOCTTY);
+	if (c->tty < 0) {
+		fail("reopen %s: %s", path, strerror(errno));
+		return;
+	}
+	tcsetattr(c->tty, TCSANOW, &raw);
+	r = echo_test(c, 3);
+	check(r == 0, "%s reopened after TCOOFF and close: written data come back",
+	      path);
+	t = now_ms();
+	close(c->tty);
+	check(now_ms() - t < 5000, "%s closed again in %lld ms (under 5 s)",
+	      path, now_ms() - t);
+	c->tty = open(path, O_RDWR | O_NOCTTY);
+	if (c->tty >= 0)
+		tcsetattr(c->tty, TCSANOW, &raw);
+	check(c->tty >= 0 && echo_test(c, 4) == 0,
+	      "%s opened a third time: echoes", path);
 }
 
 static void disconnect(struct call *c, const char *what)
@@ -1237,6 +1287,7 @@ int main(int argc, char **argv)
 		      i, tty_prefix, calls[i].unit);
 	frames_test(&calls[0]);
 	malformed_test(&calls[0]);
+	flow_reopen_test(&calls[0]);
 	check(debugfs_connections() == ncalls, "debugfs connections lists %d calls",
 	      ncalls);
 	if (keep) {
