@@ -180,6 +180,8 @@ struct capisim_chan {
 	struct sk_buff_head echoq;
 	/* fault injection: how to spoil the next DATA_B3_IND, see malform */
 	enum capisim_malform malform;
+	/* fault injection: DATA_B3_REQs still to refuse, see sendqueuefull */
+	unsigned int sendqueuefull;
 	unsigned long tx_frames, tx_bytes;	/* DATA_B3_REQ */
 	unsigned long rx_frames, rx_bytes;	/* DATA_B3_IND */
 	unsigned long dropped;
@@ -1450,6 +1452,11 @@ static int capisim_data_b3_req(struct capisim_ctrl *cs, const u8 *m,
 	handle = req_u16(r);
 	req_u16(r);		/* Flags */
 	ch = capisim_find_ncci(cs, CAPIMSG_APPID(m), adr);
+	if (ch && ch->sendqueuefull) {
+		/* "send queue full", nothing done: the request can come again */
+		ch->sendqueuefull--;
+		return -ENOMEM;
+	}
 	if (r->bad || skblen - r->len < len)
 		info = CAPISIM_INFO_ILLEGAL_CODING;
 	else if (!ch)
@@ -2213,6 +2220,36 @@ static ssize_t capisim_malform_write(struct file *file,
 	return ret;
 }
 
+/*
+ * "NCCI N": the next N DATA_B3_REQs on NCCI are refused with
+ * CAPI_SENDQUEUEFULL, as by a controller whose queue is full.
+ */
+static ssize_t capisim_sendqueuefull_write(struct file *file,
+					   const char __user *ubuf,
+					   size_t count, loff_t *ppos)
+{
+	struct capisim_ctrl *cs = file->private_data;
+	struct capisim_chan *ch;
+	unsigned long flags;
+	u32 adr, n = 0;
+	ssize_t ret;
+
+	ret = capisim_get_addr(ubuf, count, &adr, &n, 1000);
+	if (ret)
+		return ret;
+
+	spin_lock_irqsave(&cs->lock, flags);
+	ch = capisim_find_ncci(cs, 0, adr);
+	if (!ch) {
+		ret = -ENOENT;
+	} else {
+		ch->sendqueuefull = n;
+		ret = count;
+	}
+	spin_unlock_irqrestore(&cs->lock, flags);
+	return ret;
+}
+
 /* "NCCI [REASON_B3]": the remote side clears the B3 connection only. */
 static ssize_t capisim_disconnect_b3_write(struct file *file,
 					   const char __user *ubuf,
@@ -2400,6 +2437,13 @@ static const struct file_operations capisim_malform_fops = {
 	.llseek = CAPISIM_NO_LLSEEK,
 };
 
+static const struct file_operations capisim_sendqueuefull_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = capisim_sendqueuefull_write,
+	.llseek = CAPISIM_NO_LLSEEK,
+};
+
 static void capisim_debugfs_init(struct capisim_ctrl *cs)
 {
 	char name[16];
@@ -2416,6 +2460,8 @@ static void capisim_debugfs_init(struct capisim_ctrl *cs)
 			    &capisim_disconnect_b3_fops);
 	debugfs_create_file("malform", 0200, cs->debugfs, cs,
 			    &capisim_malform_fops);
+	debugfs_create_file("sendqueuefull", 0200, cs->debugfs, cs,
+			    &capisim_sendqueuefull_fops);
 	debugfs_create_file("connections", 0400, cs->debugfs, cs,
 			    &capisim_connections_fops);
 	debugfs_create_file("applications", 0400, cs->debugfs, cs,

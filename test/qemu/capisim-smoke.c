@@ -505,6 +505,59 @@ static void flow_reopen_test(struct call *c)
 	      "%s opened a third time: echoes", path);
 }
 
+/*
+ * CAPI_SENDQUEUEFULL (capisim's debugfs "sendqueuefull"): the controller
+ * refuses the next DATA_B3_REQs of the tty; no DATA_B3_CONF and no write
+ * follows that would send them again.  The data must still go out (the
+ * echo comes back), and a close right after a write must not wait
+ * closing_wait (30 s): the data go out meanwhile and come back to the
+ * reopened tty.
+ */
+static void sendqueuefull_test(struct call *c)
+{
+	struct pollfd p = { .fd = c->tty, .events = POLLIN };
+	char path[64], out[64], in[64];
+	struct termios raw;
+	size_t len, got = 0;
+	long long t;
+	ssize_t n;
+	int r;
+
+	snprintf(path, sizeof(path), "%s%d", tty_prefix, c->unit);
+	r = debugfs_write("sendqueuefull", "0x%x 3", c->ncci);
+	check(r == 0, "debugfs sendqueuefull: %s", r ? strerror(-r) : "ok");
+	t = now_ms();
+	r = echo_test(c, 5);
+	check(r == 0, "%s: data refused 3 times with CAPI_SENDQUEUEFULL come back (%lld ms)",
+	      path, now_ms() - t);
+
+	r = debugfs_write("sendqueuefull", "0x%x 3", c->ncci);
+	tcgetattr(c->tty, &raw);
+	len = snprintf(out, sizeof(out), "written to %s just before close", path);
+	if (write(c->tty, out, len) != (ssize_t)len)
+		diag("write: %s", strerror(errno));
+	t = now_ms();
+	close(c->tty);
+	check(now_ms() - t < 5000, "%s: close after a write refused with CAPI_SENDQUEUEFULL takes %lld ms (under 5 s)",
+	      path, now_ms() - t);
+	c->tty = open(path, O_RDWR | O_NOCTTY);
+	if (c->tty < 0) {
+		fail("reopen %s: %s", path, strerror(errno));
+		return;
+	}
+	tcsetattr(c->tty, TCSANOW, &raw);
+	p.fd = c->tty;
+	while (got < len && poll(&p, 1, WAIT_MS) == 1) {
+		n = read(c->tty, in + got, sizeof(in) - got);
+		if (n <= 0)
+			break;
+		got += n;
+	}
+	check(got == len && !memcmp(in, out, len),
+	      "%s: what was written before that close comes back after the reopen (%zu of %zu bytes)",
+	      path, got, len);
+}
+
 static void disconnect(struct call *c, const char *what)
 {
 	struct msg m;
@@ -1288,6 +1341,7 @@ int main(int argc, char **argv)
 	frames_test(&calls[0]);
 	malformed_test(&calls[0]);
 	flow_reopen_test(&calls[0]);
+	sendqueuefull_test(&calls[0]);
 	check(debugfs_connections() == ncalls, "debugfs connections lists %d calls",
 	      ncalls);
 	if (keep) {
