@@ -96,7 +96,7 @@ if [ $has_devname = 1 ]; then
 	fi
 else
 	missing_part "static node /dev/capi20 (c 68:0) exists before kernelcapi is loaded" \
-		"modules.devname has no capi20 entry (series patch 9 missing)"
+		"modules.devname has no capi20 entry (series patch 10 missing)"
 fi
 # 11
 if [ $has_devname = 1 ] && [ -c /dev/capi20 ]; then
