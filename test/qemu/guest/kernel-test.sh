@@ -138,7 +138,10 @@ fi
 # call, remote hangup, out-of-range numbers refused), unload refused while
 # an application holds capisim, echo_bytes back to 0, then calls switched
 # between two applications (accept, reject, no answer, hangup from either
-# side, data both ways within the receiver's window, tty to tty)
+# side, data both ways within the receiver's window, tty to tty); issue
+# 27's faults: malformed DATA_B3_INDs dropped (nothing of them reaches the
+# tty), a tty reopened after TCOOFF and close sends, DATA_B3_REQs refused
+# with send queue full still go out and close() does not wait 30 s
 if [ $has_capisim = 1 ] && loaded capisim; then
 	if out=$(capisim-smoke -n 1 -U 2>&1); then
 		pass "capisim-smoke: $(grep -c '^ok' <<<"$out") checks passed"
