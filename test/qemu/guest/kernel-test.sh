@@ -43,7 +43,7 @@ modinfo capisim >/dev/null 2>&1 && has_capisim=1
 has_devname=0
 grep -q '^kernelcapi capi20 c68:0$' "$moddir/modules.devname" 2>/dev/null && has_devname=1
 
-plan 21
+plan 22
 echo "# kernel $krel, expect=$expect, capisim module: $has_capisim, devname alias: $has_devname"
 
 # 1
