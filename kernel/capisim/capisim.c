@@ -626,6 +626,8 @@ static struct capisim_chan *capisim_chan_alloc(struct capisim_ctrl *cs,
 		ch->rx_frames = 0;
 		ch->rx_bytes = 0;
 		ch->dropped = 0;
+		ch->malform = MALFORM_NONE;
+		ch->sendqueuefull = 0;
 		return ch;
 	}
 	return NULL;
@@ -643,6 +645,9 @@ static void capisim_ncci_free(struct capisim_ctrl *cs, struct capisim_chan *ch)
 	ch->nstate = NCCI_NONE;
 	ch->ncci = 0;
 	ch->unacked = 0;
+	/* faults injected on the NCCI go with it */
+	ch->malform = MALFORM_NONE;
+	ch->sendqueuefull = 0;
 }
 
 static void capisim_chan_free(struct capisim_ctrl *cs, struct capisim_chan *ch)
