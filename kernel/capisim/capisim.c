@@ -134,6 +134,19 @@ static const char * const capisim_nstate_name[] = {
 struct capisim_ctrl;
 
 /*
+ * Fault injection (debugfs "malform"): the next DATA_B3_IND of an NCCI
+ * goes out spoilt, as a broken controller or a Bluetooth CMTP peer could
+ * send it.  Its receiver must drop it (and send no DATA_B3_RESP for it,
+ * so it does not count against the window).
+ */
+enum capisim_malform {
+	MALFORM_NONE,
+	MALFORM_DATALEN,	/* Data length one more than the data */
+	MALFORM_LEN,		/* message length 8 bytes beyond the skb */
+	MALFORM_SHORT,		/* cut after the Data pointer, 16 bytes */
+};
+
+/*
  * One B channel; it carries at most one PLCI and that at most one NCCI.
  * A switched call takes two channels of the same controller, one for
  * each application, which point to each other with @peer until the call
@@ -165,6 +178,10 @@ struct capisim_chan {
 	 * DATA_B3_CONF for the peer's application
 	 */
 	struct sk_buff_head echoq;
+	/* fault injection: how to spoil the next DATA_B3_IND, see malform */
+	enum capisim_malform malform;
+	/* fault injection: DATA_B3_REQs still to refuse, see sendqueuefull */
+	unsigned int sendqueuefull;
 	unsigned long tx_frames, tx_bytes;	/* DATA_B3_REQ */
 	unsigned long rx_frames, rx_bytes;	/* DATA_B3_IND */
 	unsigned long dropped;
@@ -609,6 +626,8 @@ static struct capisim_chan *capisim_chan_alloc(struct capisim_ctrl *cs,
 		ch->rx_frames = 0;
 		ch->rx_bytes = 0;
 		ch->dropped = 0;
+		ch->malform = MALFORM_NONE;
+		ch->sendqueuefull = 0;
 		return ch;
 	}
 	return NULL;
@@ -626,6 +645,9 @@ static void capisim_ncci_free(struct capisim_ctrl *cs, struct capisim_chan *ch)
 	ch->nstate = NCCI_NONE;
 	ch->ncci = 0;
 	ch->unacked = 0;
+	/* faults injected on the NCCI go with it */
+	ch->malform = MALFORM_NONE;
+	ch->sendqueuefull = 0;
 }
 
 static void capisim_chan_free(struct capisim_ctrl *cs, struct capisim_chan *ch)
@@ -893,6 +915,24 @@ static bool capisim_is_controller(struct capisim_ctrl *cs, u32 adr)
 	return (adr & ~0x80) == cs->ctr.cnr;
 }
 
+static void capisim_spoil(struct sk_buff *skb, enum capisim_malform how)
+{
+	switch (how) {
+	case MALFORM_DATALEN:
+		CAPIMSG_SETDATALEN(skb->data, CAPIMSG_DATALEN(skb->data) + 1);
+		break;
+	case MALFORM_LEN:
+		CAPIMSG_SETLEN(skb->data, skb->len + 8);
+		break;
+	case MALFORM_SHORT:
+		skb_trim(skb, CAPIMSG_BASELEN + 8);
+		CAPIMSG_SETLEN(skb->data, skb->len);
+		break;
+	case MALFORM_NONE:
+		break;
+	}
+}
+
 /*
  * Send held-back DATA_B3_INDs as far as the application's window allows;
  * on a switched call, the DATA_B3_CONF that follows the last block of a
@@ -914,10 +954,15 @@ static void capisim_echo_push(struct capisim_ctrl *cs, struct capisim_chan *ch)
 			break;
 		skb = capisim_echo_dequeue(ch);
 		CAPIMSG_SETMSGID(skb->data, cs->msgnum++);
-		__skb_queue_tail(&cs->txq, skb);
-		ch->unacked++;
 		ch->rx_frames++;
 		ch->rx_bytes += CAPIMSG_DATALEN(skb->data);
+		if (ch->malform) {
+			capisim_spoil(skb, ch->malform);
+			ch->malform = MALFORM_NONE;
+		} else {
+			ch->unacked++;
+		}
+		__skb_queue_tail(&cs->txq, skb);
 	}
 }
 
@@ -1412,6 +1457,11 @@ static int capisim_data_b3_req(struct capisim_ctrl *cs, const u8 *m,
 	handle = req_u16(r);
 	req_u16(r);		/* Flags */
 	ch = capisim_find_ncci(cs, CAPIMSG_APPID(m), adr);
+	if (ch && ch->sendqueuefull) {
+		/* "send queue full", nothing done: the request can come again */
+		ch->sendqueuefull--;
+		return -ENOMEM;
+	}
 	if (r->bad || skblen - r->len < len)
 		info = CAPISIM_INFO_ILLEGAL_CODING;
 	else if (!ch)
@@ -2131,6 +2181,80 @@ static ssize_t capisim_hangup_write(struct file *file, const char __user *ubuf,
 	return ret;
 }
 
+/*
+ * "NCCI datalen|len|short": the next DATA_B3_IND on NCCI goes out spoilt
+ * (enum capisim_malform); "NCCI none" takes that back.
+ */
+static ssize_t capisim_malform_write(struct file *file,
+				     const char __user *ubuf,
+				     size_t count, loff_t *ppos)
+{
+	static const char * const kinds[] = {
+		[MALFORM_NONE] = "none",
+		[MALFORM_DATALEN] = "datalen",
+		[MALFORM_LEN] = "len",
+		[MALFORM_SHORT] = "short",
+	};
+	struct capisim_ctrl *cs = file->private_data;
+	struct capisim_chan *ch;
+	char buf[48], *argv[2];
+	unsigned long flags;
+	ssize_t ret;
+	u32 adr;
+	int n, how;
+
+	n = capisim_get_cmd(ubuf, count, buf, sizeof(buf), argv,
+			    ARRAY_SIZE(argv));
+	if (n < 0)
+		return n;
+	if (n != 2 || !capisim_get_num(argv[0], U32_MAX, &adr))
+		return -EINVAL;
+	how = match_string(kinds, ARRAY_SIZE(kinds), argv[1]);
+	if (how < 0)
+		return -EINVAL;
+
+	spin_lock_irqsave(&cs->lock, flags);
+	ch = capisim_find_ncci(cs, 0, adr);
+	if (!ch) {
+		ret = -ENOENT;
+	} else {
+		ch->malform = how;
+		ret = count;
+	}
+	spin_unlock_irqrestore(&cs->lock, flags);
+	return ret;
+}
+
+/*
+ * "NCCI N": the next N DATA_B3_REQs on NCCI are refused with
+ * CAPI_SENDQUEUEFULL, as by a controller whose queue is full.
+ */
+static ssize_t capisim_sendqueuefull_write(struct file *file,
+					   const char __user *ubuf,
+					   size_t count, loff_t *ppos)
+{
+	struct capisim_ctrl *cs = file->private_data;
+	struct capisim_chan *ch;
+	unsigned long flags;
+	u32 adr, n = 0;
+	ssize_t ret;
+
+	ret = capisim_get_addr(ubuf, count, &adr, &n, 1000);
+	if (ret)
+		return ret;
+
+	spin_lock_irqsave(&cs->lock, flags);
+	ch = capisim_find_ncci(cs, 0, adr);
+	if (!ch) {
+		ret = -ENOENT;
+	} else {
+		ch->sendqueuefull = n;
+		ret = count;
+	}
+	spin_unlock_irqrestore(&cs->lock, flags);
+	return ret;
+}
+
 /* "NCCI [REASON_B3]": the remote side clears the B3 connection only. */
 static ssize_t capisim_disconnect_b3_write(struct file *file,
 					   const char __user *ubuf,
@@ -2311,6 +2435,20 @@ static const struct file_operations capisim_disconnect_b3_fops = {
 	.llseek = CAPISIM_NO_LLSEEK,
 };
 
+static const struct file_operations capisim_malform_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = capisim_malform_write,
+	.llseek = CAPISIM_NO_LLSEEK,
+};
+
+static const struct file_operations capisim_sendqueuefull_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = capisim_sendqueuefull_write,
+	.llseek = CAPISIM_NO_LLSEEK,
+};
+
 static void capisim_debugfs_init(struct capisim_ctrl *cs)
 {
 	char name[16];
@@ -2325,6 +2463,10 @@ static void capisim_debugfs_init(struct capisim_ctrl *cs)
 			    &capisim_connect_b3_fops);
 	debugfs_create_file("disconnect_b3", 0200, cs->debugfs, cs,
 			    &capisim_disconnect_b3_fops);
+	debugfs_create_file("malform", 0200, cs->debugfs, cs,
+			    &capisim_malform_fops);
+	debugfs_create_file("sendqueuefull", 0200, cs->debugfs, cs,
+			    &capisim_sendqueuefull_fops);
 	debugfs_create_file("connections", 0400, cs->debugfs, cs,
 			    &capisim_connections_fops);
 	debugfs_create_file("applications", 0400, cs->debugfs, cs,

@@ -48,6 +48,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../tap.h"
@@ -399,6 +400,183 @@ static void frames_test(struct call *c)
 	check(ioctl(c->tty, TIOCSETD, &ldisc) == 0, "back to N_TTY");
 	check(echo_test(c, 0) == 0, "%s%d echoes under N_TTY again",
 	      tty_prefix, c->unit);
+}
+
+static int debugfs_write(const char *file, const char *fmt, ...);
+
+/* tx_bytes of NCCI in capisim's debugfs connections, -1 if not listed */
+static long debugfs_tx_bytes(uint32_t ncci)
+{
+	char path[256], line[512], adr[16];
+	unsigned int x;
+	long tx = -1, b;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/connections", debugfs_dir);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*s %*s %15s %*s %*s %*s %*s %*s %*s %u %ld",
+			   adr, &x, &b) == 3 && strtoul(adr, NULL, 0) == ncci)
+			tx = b;
+	fclose(f);
+	return tx;
+}
+
+/*
+ * Malformed DATA_B3_INDs, as a broken controller or a Bluetooth CMTP peer
+ * could send them (capisim's debugfs "malform"): a Data length that
+ * disagrees with the data, a message length beyond the message, a message
+ * cut before its Data length.  kernelcapi must drop each: not a byte of
+ * it, nor of the memory beyond it, may reach the tty, and the data
+ * written after it must come back alone.  (The kernel logs each drop:
+ * kernel-test.sh counts the lines.)
+ */
+static void malformed_test(struct call *c)
+{
+	static const char *const kinds[] = { "datalen", "short", "len" };
+	struct pollfd p = { .fd = c->tty, .events = POLLIN };
+	char bad[32], good[48], in[4096];
+	size_t blen, glen, got;
+	unsigned int i;
+	ssize_t n;
+	int r;
+
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		r = debugfs_write("malform", "0x%x %s", c->ncci, kinds[i]);
+		if (r) {
+			fail("debugfs malform %s: %s", kinds[i], strerror(-r));
+			continue;
+		}
+		blen = snprintf(bad, sizeof(bad), "spoilt by %s", kinds[i]);
+		glen = snprintf(good, sizeof(good), "%s%d after a spoilt one",
+				tty_prefix, c->unit);
+		/* two DATA_B3_REQs, so two DATA_B3_INDs, the first spoilt */
+		if (write(c->tty, bad, blen) != (ssize_t)blen)
+			diag("write: %s", strerror(errno));
+		usleep(200000);
+		if (write(c->tty, good, glen) != (ssize_t)glen)
+			diag("write: %s", strerror(errno));
+		/* everything that comes, until 1 s of quiet after the data */
+		got = 0;
+		while (got < sizeof(in) &&
+		       poll(&p, 1, got >= glen ? 1000 : WAIT_MS) == 1) {
+			n = read(c->tty, in + got, sizeof(in) - got);
+			if (n <= 0)
+				break;
+			got += n;
+		}
+		check(got == glen && !memcmp(in, good, glen),
+		      "malformed DATA_B3_IND (%s) dropped: %s%d read %zu bytes, only the %zu written after it%s",
+		      kinds[i], tty_prefix, c->unit, got, glen,
+		      got > glen ? " (more: the spoilt message or beyond)" : "");
+	}
+	check(echo_test(c, 1) == 0, "%s%d still echoes after 3 malformed DATA_B3_INDs",
+	      tty_prefix, c->unit);
+}
+
+/* Milliseconds on the monotonic clock. */
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Stale flow state: output stopped with TCOOFF, then the tty closed.  The
+ * next open is a new tty, not stopped: data written to it must go out (and
+ * come back through capisim's echo), and its close must not wait for
+ * output (closing_wait, 30 s) that can never leave.
+ */
+static void flow_reopen_test(struct call *c)
+{
+	struct termios raw;
+	char path[64];
+	long long t;
+	int r;
+
+	snprintf(path, sizeof(path), "%s%d", tty_prefix, c->unit);
+	tcgetattr(c->tty, &raw);
+	check(tcflow(c->tty, TCOOFF) == 0, "TCOOFF on %s", path);
+	t = now_ms();
+	close(c->tty);
+	check(now_ms() - t < 5000, "close of %s after TCOOFF: %lld ms", path,
+	      now_ms() - t);
+	c->tty = open(path, O_RDWR | O_NOCTTY);
+	if (c->tty < 0) {
+		fail("reopen %s: %s", path, strerror(errno));
+		return;
+	}
+	tcsetattr(c->tty, TCSANOW, &raw);
+	r = echo_test(c, 3);
+	check(r == 0, "%s reopened after TCOOFF and close: written data come back",
+	      path);
+	t = now_ms();
+	close(c->tty);
+	check(now_ms() - t < 5000, "%s closed again in %lld ms (under 5 s)",
+	      path, now_ms() - t);
+	c->tty = open(path, O_RDWR | O_NOCTTY);
+	if (c->tty >= 0)
+		tcsetattr(c->tty, TCSANOW, &raw);
+	check(c->tty >= 0 && echo_test(c, 4) == 0,
+	      "%s opened a third time: echoes", path);
+}
+
+/*
+ * CAPI_SENDQUEUEFULL (capisim's debugfs "sendqueuefull"): the controller
+ * refuses the next DATA_B3_REQs of the tty; no DATA_B3_CONF and no write
+ * follows that would send them again.  The data must still go out (the
+ * echo comes back), and a close right after a write must not wait
+ * closing_wait (30 s): the data go out meanwhile (capisim counts them in
+ * tx_bytes; their echo reaches a closing tty and is gone with it).
+ */
+static void sendqueuefull_test(struct call *c)
+{
+	struct pollfd p = { .fd = c->tty, .events = POLLIN };
+	char path[64], out[64], in[256];
+	struct termios raw;
+	long long t;
+	long tx;
+	size_t len;
+	int r;
+
+	snprintf(path, sizeof(path), "%s%d", tty_prefix, c->unit);
+	r = debugfs_write("sendqueuefull", "0x%x 3", c->ncci);
+	check(r == 0, "debugfs sendqueuefull: %s", r ? strerror(-r) : "ok");
+	t = now_ms();
+	r = echo_test(c, 5);
+	check(r == 0, "%s: data refused 3 times with CAPI_SENDQUEUEFULL come back (%lld ms)",
+	      path, now_ms() - t);
+
+	r = debugfs_write("sendqueuefull", "0x%x 3", c->ncci);
+	check(r == 0, "debugfs sendqueuefull again: %s",
+	      r ? strerror(-r) : "ok");
+	tx = debugfs_tx_bytes(c->ncci);
+	tcgetattr(c->tty, &raw);
+	len = snprintf(out, sizeof(out), "written to %s just before close", path);
+	if (write(c->tty, out, len) != (ssize_t)len)
+		diag("write: %s", strerror(errno));
+	t = now_ms();
+	close(c->tty);
+	check(now_ms() - t < 5000, "%s: close after a write refused with CAPI_SENDQUEUEFULL takes %lld ms (under 5 s)",
+	      path, now_ms() - t);
+	c->tty = open(path, O_RDWR | O_NOCTTY);
+	if (c->tty < 0) {
+		fail("reopen %s: %s", path, strerror(errno));
+		return;
+	}
+	tcsetattr(c->tty, TCSANOW, &raw);
+	check(tx >= 0 && debugfs_tx_bytes(c->ncci) == tx + (long)len,
+	      "%s: the %zu bytes written before that close went out (tx_bytes %ld, then %ld)",
+	      path, len, tx, debugfs_tx_bytes(c->ncci));
+	/* an echo that came after the reopen is no data of the next test */
+	p.fd = c->tty;
+	while (poll(&p, 1, 500) == 1 && read(c->tty, in, sizeof(in)) > 0)
+		;
+	check(echo_test(c, 6) == 0, "%s echoes after the reopen", path);
 }
 
 static void disconnect(struct call *c, const char *what)
@@ -1182,6 +1360,9 @@ int main(int argc, char **argv)
 		check(echo_test(&calls[i], i) == 0, "call %d: data written to %s%d comes back",
 		      i, tty_prefix, calls[i].unit);
 	frames_test(&calls[0]);
+	malformed_test(&calls[0]);
+	flow_reopen_test(&calls[0]);
+	sendqueuefull_test(&calls[0]);
 	check(debugfs_connections() == ncalls, "debugfs connections lists %d calls",
 	      ncalls);
 	if (keep) {

@@ -33,7 +33,7 @@ krel=$(cat "$out/kernelrelease")
 headers=$(sed -n 's/^headers=//p' "$out/info")
 ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$out/dkms-src/dkms.conf")
 
-# The out-of-tree kernelcapi is the series' (patch 7's aliases, the DKMS
+# The out-of-tree kernelcapi is the series' (patch 10's aliases, the DKMS
 # version); Debian's is not.
 mods="$out/staging/lib/modules/$krel"
 ours=$(modinfo -F alias "$mods/updates/kernelcapi.ko" | sort | xargs)

@@ -43,7 +43,7 @@ modinfo capisim >/dev/null 2>&1 && has_capisim=1
 has_devname=0
 grep -q '^kernelcapi capi20 c68:0$' "$moddir/modules.devname" 2>/dev/null && has_devname=1
 
-plan 21
+plan 22
 echo "# kernel $krel, expect=$expect, capisim module: $has_capisim, devname alias: $has_devname"
 
 # 1
@@ -96,7 +96,7 @@ if [ $has_devname = 1 ]; then
 	fi
 else
 	missing_part "static node /dev/capi20 (c 68:0) exists before kernelcapi is loaded" \
-		"modules.devname has no capi20 entry (series patch 7 missing)"
+		"modules.devname has no capi20 entry (series patch 10 missing)"
 fi
 # 11
 if [ $has_devname = 1 ] && [ -c /dev/capi20 ]; then
@@ -138,7 +138,10 @@ fi
 # call, remote hangup, out-of-range numbers refused), unload refused while
 # an application holds capisim, echo_bytes back to 0, then calls switched
 # between two applications (accept, reject, no answer, hangup from either
-# side, data both ways within the receiver's window, tty to tty)
+# side, data both ways within the receiver's window, tty to tty); issue
+# 27's faults: malformed DATA_B3_INDs dropped (nothing of them reaches the
+# tty), a tty reopened after TCOOFF and close sends, DATA_B3_REQs refused
+# with send queue full still go out and close() does not wait 30 s
 if [ $has_capisim = 1 ] && loaded capisim; then
 	if out=$(capisim-smoke -n 1 -U 2>&1); then
 		pass "capisim-smoke: $(grep -c '^ok' <<<"$out") checks passed"
@@ -148,6 +151,19 @@ if [ $has_capisim = 1 ] && loaded capisim; then
 	fi
 else
 	missing_part "capisim-smoke" "no capisim module (series patch adding it missing)"
+fi
+# 15b: capisim-smoke had capisim send 3 malformed DATA_B3_INDs; each was
+# dropped and counted in the kernel's log (rate-limited, 10 in 5 s)
+if [ $has_capisim = 1 ]; then
+	n=$(dmesg | grep -c 'capi: dropped malformed DATA_B3_IND')
+	if [ "$n" = 3 ] && dmesg | grep -q 'capi: dropped malformed DATA_B3_IND.*(3 so far)'; then
+		pass "3 malformed DATA_B3_INDs dropped, logged and counted"
+	else
+		fail "3 malformed DATA_B3_INDs dropped, logged and counted: $n log lines"
+		dmesg | grep 'capi: ' | tail -n 10 | diag
+	fi
+else
+	missing_part "malformed DATA_B3_INDs dropped" "no capisim module (series patch adding it missing)"
 fi
 # 16: capisim-listen, on a capisim with room for its calls and a small
 # echo_limit: kcapi refuses a writer that never reads (0x1103) and the slab

@@ -57,7 +57,7 @@ scenario_14() {
 	settle
 	wait_for 5 none_match '/dev/capi20.*' '/dev/capi/*'
 	names_gone "after hang-up"
-	# The n_tty receive bug (kernel patch 5): the data of a DATA_B3_IND
+	# The n_tty receive bug (kernel patch 6): the data of a DATA_B3_IND
 	# stays queued while tty->receive_room is 0, where n_tty leaves it.
 	ntty_echo "Debian's kernelcapi"
 	todo "stock kernelcapi drops n_tty input"
