@@ -3,8 +3,8 @@
 # kernel/dkms/mksrc.sh - assemble the DKMS source tree of capisim and the
 # fixed kernelcapi from the kernel series
 #
-# Usage: kernel/dkms/mksrc.sh [--source-tree DIR] OUTDIR
-#        kernel/dkms/mksrc.sh --print-version
+# Usage: kernel/dkms/mksrc.sh [--tree 7] [--source-tree DIR] OUTDIR
+#        kernel/dkms/mksrc.sh [--tree 7] --print-version
 #
 #   Takes drivers/isdn/capi of the pristine linux-source-6.1 tree
 #   (kernel/build.sh --source-tree, or DIR: a git tree whose tag
@@ -25,6 +25,18 @@
 #   or install through DKMS (doc/kernel.md, "On Debian's stock kernel"),
 #   or with the capisim-dkms package (debian/, README.md).
 #
+#   --tree 7 writes the tree for the kernels after mainline's removal of
+#   ISDN and CAPI (7.1): linux-source-6.12's, as above, plus what those
+#   kernels lack, from kernel/dkms/linux-7/:
+#     OUTDIR/include/...       the headers that kernel/dkms/linux-7/headers
+#                              names, copied from the pristine 6.12 tree
+#     OUTDIR/compat.h          kernel/dkms/linux-7/compat.h: the API changes
+#                              since 6.12, by kernel version (Kbuild
+#                              includes it before each file)
+#   and its dkms.conf is for kernels 7.* (BUILD_EXCLUSIVE_KERNEL).
+#   Without --tree, the tree is the series' own (6.1 or 6.12), for the
+#   kernels of that series only.
+#
 #   --print-version prints the PACKAGE_VERSION only: the upstream version
 #   of linux-source-6.1 and a hash of the series and kernel/capisim/,
 #   e.g. 6.1.192-capi.1a2b3c4d.
@@ -40,11 +52,12 @@ self="$here/$(basename "${BASH_SOURCE[0]}")"
 kdir=$(cd "$here/.." && pwd)
 die() { echo "kernel/dkms/mksrc.sh: error: $*" >&2; exit 1; }
 
-srctree="" out="" print_version=0
+srctree="" out="" print_version=0 tree=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--source-tree) srctree=${2:?--source-tree DIR}; shift ;;
 	--print-version) print_version=1 ;;
+	--tree) tree=${2:?--tree 7}; shift ;;
 	-h|--help) sed -n '3,/^set -euo/p' "$self" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	-*) die "unknown option $1 (try --help)" ;;
 	*) [ -z "$out" ] || die "one OUTDIR only"; out=$1 ;;
@@ -55,6 +68,16 @@ done
 # shellcheck source=kernel/series.sh
 . "$kdir/series.sh"
 pkg=${LINUX_SOURCE_PKG:-linux-source-6.1}
+case "$tree" in
+"") extra=() ;;
+7)	# the newest tree before the removal
+	[ -z "${LINUX_SOURCE_PKG:-}" ] || [ "$pkg" = linux-source-6.12 ] ||
+		die "--tree 7 is made from linux-source-6.12, not $pkg"
+	pkg=linux-source-6.12
+	export LINUX_SOURCE_PKG=$pkg	# for kernel/build.sh --source-tree
+	extra=("$here/linux-$tree/headers" "$here/linux-$tree/compat.h") ;;
+*) die "--tree $tree: only 7 (the kernels after the removal) is known" ;;
+esac
 series=$(series_file "$pkg")
 [ -f "$series" ] || die "no $series"
 series_read "$series" || die "bad series (above)"
@@ -66,7 +89,7 @@ pkgver=$tree_version
 version="${pkgver%%-*}-capi.$( {
 	for p in "${patches[@]}"; do basename "$p"; cat "$kdir/$p"; done
 	while read -r f dest; do echo "$f $dest"; cat "$kdir/$f"; done < <(series_overlay_list)
-	cat "$here/Kbuild" "$here/dkms.conf.in"
+	cat "$here/Kbuild" "$here/dkms.conf.in" "${extra[@]}"
 } | sha256sum | cut -c1-8)"
 if [ "$print_version" = 1 ]; then echo "$version"; exit 0; fi
 
@@ -103,8 +126,22 @@ d="$tmp/drivers/isdn/capi"
 grep -qF 'obj-$(CONFIG_ISDN_CAPI_SIM)' "$d/Makefile" || die "the series does not build capisim (drivers/isdn/capi/Makefile)"
 [ -f "$d/Makefile" ] || die "no drivers/isdn/capi/Makefile"
 rm -f "$d/Kconfig"
+if [ -n "$tree" ]; then
+	# kernelcapi's headers, pristine (the series changes none of them)
+	mapfile -t hdrs < <(grep -v '^#' "$here/linux-$tree/headers")
+	mkdir -p "$tmp/carried"
+	if git -C "$srctree" rev-parse -q --verify capi-pristine >/dev/null 2>&1; then
+		git -C "$srctree" archive capi-pristine "${hdrs[@]}" | tar -x -C "$tmp/carried" ||
+			die "cannot read the headers of kernel/dkms/linux-$tree/headers at tag capi-pristine of $srctree"
+	else
+		(cd "$srctree" && cp --parents "${hdrs[@]}" "$tmp/carried/") ||
+			die "$srctree lacks a header of kernel/dkms/linux-$tree/headers"
+	fi
+	cp -a "$tmp/carried/include" "$d/include"
+	cp "$here/linux-$tree/compat.h" "$d/compat.h"
+fi
 cp "$here/Kbuild" "$d/Kbuild"
-series_v=${pkg#linux-source-}
+series_v=${tree:-${pkg#linux-source-}}
 sed -e "s/@VERSION@/$version/" -e "s/@SERIES@/$series_v/" \
 	-e "s/@KERNELS@/^${series_v//./\\\\.}\\\\./" "$here/dkms.conf.in" >"$d/dkms.conf"
 cat >"$d/dkms-version.c" <<EOF
