@@ -5,13 +5,16 @@
 # Usage: kernel/dkms/combine.sh OUTDIR TREEDIR...
 #
 #   Each TREEDIR is what kernel/dkms/mksrc.sh wrote for one tree
-#   (LINUX_SOURCE_PKG=linux-source-6.1, linux-source-6.12): drivers/isdn/capi
-#   with the series of that tree, for the kernels of that tree only.  The
+#   (LINUX_SOURCE_PKG=linux-source-6.1, linux-source-6.12, and --tree 7):
+#   drivers/isdn/capi with the series of that tree, for the kernels of that
+#   tree only (7: 6.12's, with the headers and compat.h that the kernels
+#   after mainline's removal of CAPI need).  The
 #   CAPI code differs between trees (6.12's tty and class interfaces), so a
 #   6.1 kernel needs 6.1's source and a 6.12 kernel 6.12's; capisim.c and
 #   capisim-compat.h are kernel/capisim/'s in every tree, the same files.
 #   OUTDIR gets
-#     OUTDIR/linux-V/        each tree, as mksrc.sh wrote it (V: 6.1, 6.12)
+#     OUTDIR/linux-V/        each tree, as mksrc.sh wrote it (V: 6.1, 6.12,
+#                            7), for the kernels V.*
 #     OUTDIR/select-tree.sh  DKMS's PRE_BUILD: copies linux-V/ of the kernel
 #                            being built for to the top of DKMS's build
 #                            directory (a copy; the source stays as it is)
@@ -34,7 +37,7 @@ for t in "$@"; do
 	[ -f "$t/dkms.conf" ] || die "$t has no dkms.conf (not made by kernel/dkms/mksrc.sh)"
 	v=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$t/dkms.conf")
 	k=$(sed -n 's/^BUILD_EXCLUSIVE_KERNEL="\^\(.*\)"$/\1/p' "$t/dkms.conf")
-	s=$(cut -d. -f1,2 <<<"$v")	# the tree: 6.1 of 6.1.192-capi.HASH
+	s=$(sed 's/\\//g; s/\.$//' <<<"$k")	# the tree: 6.1 of ^6\.1\.
 	[ -n "$v" ] && [ -n "$k" ] && [ -n "$s" ] || die "$t/dkms.conf: no version, kernels or tree"
 	case " ${series[*]} " in *" $s "*) die "tree $s given twice" ;; esac
 	mkdir "$out/linux-$s"
