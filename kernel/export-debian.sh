@@ -1,0 +1,100 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# kernel/export-debian.sh - the series' fixes in the form Debian's kernel
+# package carries patches (debian/patches/bugfix/all/, quilt, fuzz 0), to
+# offer them to Debian's linux for bookworm (6.1) and trixie (6.12).
+#
+# Usage: kernel/export-debian.sh [--check] OUTDIR
+#
+#   Takes the series of LINUX_SOURCE_PKG (default linux-source-6.1; see
+#   kernel/series.sh) and, of its patches, the fixes: those that carry
+#   "Cc: stable@vger.kernel.org".  The features (Kconfig select, loading on
+#   demand, capisim) stay out: they are our test tools, not fixes.
+#   Writes
+#     OUTDIR/bugfix/all/capi-NAME.patch   each fix: its mail header without
+#                                         the "From <hash>" line and the
+#                                         "[PATCH n/m]" prefix, DEP-3's
+#                                         Forwarded: field, the rest as is
+#     OUTDIR/series                       the lines for debian/patches/series
+#   --check then applies OUTDIR's series in order with patch --fuzz=0 (as
+#   quilt does in Debian's kernel package) to the pristine files of the
+#   tree's tarball, and compares the result with what the whole series
+#   makes of the same files: the exported fixes must be exactly the
+#   series' fixes.  Exit 1, naming the patch, when one does not apply.
+set -euo pipefail
+export LC_ALL=C
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+die() { echo "export-debian: $*" >&2; exit 1; }
+
+check=0 out=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--check) check=1 ;;
+	-h|--help) sed -n '3,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-*) die "unknown option $1 (try --help)" ;;
+	*) [ -z "$out" ] || die "one OUTDIR only"; out=$1 ;;
+	esac
+	shift
+done
+[ -n "$out" ] || die "OUTDIR missing (try --help)"
+
+# shellcheck source=kernel/series.sh
+. "$here/series.sh"
+pkg=${LINUX_SOURCE_PKG:-linux-source-6.1}
+series_read "$(series_file "$pkg")" || die "bad series (above)"
+
+# fix_name PATCH: capi-SUBJECT.patch, the whole subject (not format-patch's
+# cut) without "isdn: capi: ", in lower case, each run of other characters
+# than letters and digits a "-".
+fix_name() {
+	awk '/^Subject: / { s = $0; c = 1; next } c && /^ / { s = s $0; next } { c = 0 }
+	     END { print s }' "$1" |
+	sed 's/^Subject: *\(\[PATCH [^]]*\] *\)\{0,1\}//; s/^isdn: capi: //' |
+	tr '[:upper:]' '[:lower:]' | sed 's/[^a-z0-9]\{1,\}/-/g; s/^-//; s/-$//; s/^/capi-/; s/$/.patch/'
+}
+
+mkdir -p "$out/bugfix/all"
+: >"$out/series"
+fixes=()
+for p in "${series_patches[@]}"; do
+	grep -q '^Cc: stable@vger\.kernel\.org' "$here/$p" || continue
+	name=$(fix_name "$here/$p")
+	# The mail header: no "From <hash> <date>" mbox line, the subject
+	# without its "[PATCH n/m]", and Forwarded: after it.  The header ends
+	# at the first empty line; the subject may continue on the next lines.
+	awk 'NR == 1 && /^From [0-9a-f]+ / { next }
+	     !body && /^Subject: / { sub(/\[PATCH [0-9]+\/[0-9]+\] /, ""); subj = 1; print; next }
+	     !body && subj && /^ / { print; next }
+	     !body && subj { print "Forwarded: no, to be sent to stable@vger.kernel.org for 6.1.y and 6.12.y: mainline removed CAPI in 7.1"; subj = 0 }
+	     !body && /^$/ { body = 1 }
+	     { print }' "$here/$p" >"$out/bugfix/all/$name"
+	echo "bugfix/all/$name" >>"$out/series"
+	fixes+=("$out/bugfix/all/$name")
+done
+[ ${#fixes[@]} -gt 0 ] || die "the series of $pkg has no fix (no Cc: stable)"
+echo "export-debian: ${#fixes[@]} fixes of $pkg's series in $out (series: $out/series)"
+[ "$check" = 1 ] || exit 0
+
+# The files the series touches, pristine from the tarball, twice: once for
+# the exported fixes, once for the whole series up to its last fix.
+tree_source "$pkg" || die "no source tree $pkg (above)"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/capi-export.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+mapfile -t files < <(for p in "${series_patches[@]}"; do
+	sed -n 's|^+++ b/||p; s|^--- a/||p' "$here/$p"; done | sort -u)
+mkdir -p "$tmp/a"
+tar -xJf "$tree_tarball" -C "$tmp/a" --strip-components=1 "${files[@]/#/$pkg/}" ||
+	die "cannot unpack the series' files from $tree_tarball"
+cp -a "$tmp/a" "$tmp/b"
+while read -r p; do
+	patch -d "$tmp/a" -p1 --fuzz=0 --quiet --no-backup-if-mismatch <"$out/$p" ||
+		die "$p does not apply with fuzz 0 to $pkg"
+done <"$out/series"
+last=$(basename "${fixes[-1]}")
+for p in "${series_patches[@]}"; do
+	patch -d "$tmp/b" -p1 --fuzz=0 --quiet --no-backup-if-mismatch <"$here/$p" ||
+		die "$p does not apply to $pkg"
+	[ "$(fix_name "$here/$p")" = "$last" ] && break
+done
+diff -r "$tmp/b" "$tmp/a" >&2 || die "the exported fixes differ from the series' fixes"
+echo "export-debian: the ${#fixes[@]} fixes apply in order with fuzz 0 to $pkg $tree_version and give what the series gives"

@@ -1,0 +1,52 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# test/kernel-export-debian.sh - kernel/export-debian.sh: the series' fixes
+# as Debian's kernel package would carry them (bugfix/all/, a series
+# fragment, DEP-3's Forwarded:) apply in order with fuzz 0 to the pristine
+# files of linux-source-6.1 and give what the series gives; the features
+# stay out.  Then the same on a copy of kernel/ whose second fix has a
+# context line changed: --check fails and names that patch.
+set -u
+: "${TESTDIR:=$(cd "$(dirname "$0")" && pwd)}"
+# shellcheck source=test/tap.sh
+. "$TESTDIR/tap.sh"
+top=$(cd "$TESTDIR/.." && pwd)
+need patch patch
+work=$(mktemp -d "${TMPDIR:-/tmp}/capi-export-test.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+export LINUX_SOURCE_PKG=linux-source-6.1
+
+"$top/kernel/export-debian.sh" --check "$work/out" >"$work/log" 2>&1
+r=$?
+diag <"$work/log"
+check "export-debian.sh --check: the fixes apply with fuzz 0 and give the series' result (exit $r)" test $r = 0
+nfix=$(grep -l '^Cc: stable@vger\.kernel\.org' "$top"/kernel/patches/[0-9]*.patch | wc -l)
+check "the series fragment names each of the $nfix fixes, none of the features" \
+	test "$(grep -c '^bugfix/all/capi-.*\.patch$' "$work/out/series")" = "$nfix"
+check "no feature is exported (on-demand loading, capisim)" \
+	not grep -qE 'load-kernelcapi|capisim' "$work/out/series"
+bad=0
+while read -r p; do
+	f=$work/out/$p
+	grep -q '^Subject: isdn: capi: ' "$f" && grep -q '^Forwarded: ' "$f" &&
+		! grep -q '^Subject: \[PATCH' "$f" && ! head -n1 "$f" | grep -q '^From [0-9a-f]* ' || {
+		diag "$p: header not in Debian's form"
+		bad=1
+	}
+done <"$work/out/series"
+check "each exported fix has Subject: without [PATCH n/m], Forwarded:, no mbox From line" test $bad = 0
+
+# A copy of kernel/ whose second fix no longer fits the tree.
+mkdir -p "$work/k"
+cp -a "$top/kernel/patches" "$top/kernel/capisim" "$top/kernel/series.sh" \
+	"$top/kernel/export-debian.sh" "$top/kernel/suite.sh" "$work/k/"
+second=$(grep -l '^Cc: stable@vger\.kernel\.org' "$work"/k/patches/[0-9]*.patch | sed -n 2p)
+# the first context line of the first hunk: one character changed
+line=$(awk '/^@@ /{h=1; next} h && /^ ./{print NR; exit}' "$second")
+sed -i "${line}s/^ \(.\)/ X\1/" "$second"
+"$work/k/export-debian.sh" --check "$work/out2" >"$work/log2" 2>&1
+r=$?
+diag <"$work/log2"
+check "a fix that does not fit: --check fails (exit $r)" test $r = 1
+check "and names it" grep -q "bugfix/all/capi-.* does not apply with fuzz 0" "$work/log2"
+done_testing
