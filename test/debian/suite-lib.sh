@@ -87,11 +87,17 @@ suite_cache() {
 }
 
 # suite_lists SUITE: the Release files of SUITE's apt lists (the host's,
-# else kernel/suite.sh's private ones), hashed: they say which versions a
-# build gets.
+# else kernel/suite.sh's private ones, fetched first when this cache has
+# none yet), hashed: they say which versions a build gets.
 suite_lists() {
-	{ cat /var/lib/apt/lists/*_dists_"$1"*_InRelease 2>/dev/null ||
-		cat "$cache/apt/$1"/lists/*_dists_"$1"*_InRelease 2>/dev/null; } | sha256sum
+	local d=/var/lib/apt/lists
+	if ! compgen -G "$d/*_dists_$1*_InRelease" >/dev/null; then
+		d=$cache/apt/$1/lists
+		[ -f "$cache/apt/$1/.updated" ] ||
+			CAPI_DEVD_CACHE=$cache "$(dirname "${BASH_SOURCE[0]}")/../../kernel/suite.sh" \
+				"$1" apt-cache policy >/dev/null || return 1
+	fi
+	cat "$d"/*_dists_"$1"*_InRelease | sha256sum
 }
 
 # What a chroot or image build does around mmdebstrap, with the caller's
