@@ -69,7 +69,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <linux/capi.h>
+#include <stdint.h>
 #include <capi20.h>
 
 #include "../tap.h"
@@ -550,13 +550,34 @@ static void use_ttys(void)
 	}
 }
 
+/*
+ * The bit of CAPI_SET_FLAGS that has capi.c give each NCCI of the
+ * application a tty (<linux/capi.h>'s CAPIFLAG_HIGHJACKING, 0x0001).
+ */
+#define CAPI_FLAG_TTYS 0x0001
+
+/*
+ * The 64 bytes of a controller's profile (CAPI 2.0, Part I: GET_PROFILE),
+ * in the host's byte order as /dev/capi20 returns them.  Our own, like
+ * CAPI_FLAG_TTYS, not <linux/capi.h>'s: kernels since 7.1 no longer ship
+ * that header, and this program must build there too.
+ */
+struct profile {
+	uint16_t ncontroller;
+	uint16_t nbchannel;
+	uint32_t goptions;
+	uint32_t support1, support2, support3;
+	uint32_t reserved[6];
+	uint32_t manu[5];
+};
+
 /* -I: what capiinfo shows of controller ctrl, through libcapi20. */
 static void controller_info(void)
 {
 	unsigned char buf[64], serial[64], manu[64];
-	struct capi_profile p;
-	__u32 v[4];
-	__u16 n = 0;
+	struct profile p;
+	uint32_t v[4];
+	uint16_t n = 0;
 	unsigned int err;
 	bool ok;
 
@@ -567,6 +588,7 @@ static void controller_info(void)
 	      "CAPI_GET_PROFILE 0: %u controller(s) installed (0x%04x)", n, err);
 	memset(buf, 0, sizeof(buf));
 	err = capi20_get_profile(ctrl, buf);
+	_Static_assert(sizeof(p) == sizeof(buf), "GET_PROFILE is 64 bytes");
 	memcpy(&p, buf, sizeof(p));
 	check(err == CapiNoError && p.nbchannel > 0,
 	      "CAPI_GET_PROFILE %u: %u B channels, global options 0x%x, B1 0x%x B2 0x%x B3 0x%x",
@@ -782,8 +804,8 @@ int main(int argc, char **argv)
 	check(err == CapiNoError, "application registered, ApplID %u", applid);
 	if (err != CapiNoError)
 		goto out;
-	check(capi20ext_set_flags(applid, CAPIFLAG_HIGHJACKING) == CapiNoError,
-	      "CAPIFLAG_HIGHJACKING set");
+	check(capi20ext_set_flags(applid, CAPI_FLAG_TTYS) == CapiNoError,
+	      "CAPIFLAG_HIGHJACKING (0x0001) set");
 
 	if (ncalls) {
 		if (answer)
