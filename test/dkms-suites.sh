@@ -115,14 +115,6 @@ done >/out/vermagic
 EOF
 chmod +x "$work/inside.sh"
 
-# mmdebstrap's apt reads none of the host's apt.conf: carry over a
-# disabled Valid-Until (a frozen mirror's expired Release files), if the
-# host has it.
-aptopts=()
-if apt-config dump Acquire::Check-Valid-Until | grep -q '"false"'; then
-	aptopts+=(--aptopt='Acquire::Check-Valid-Until "false"')
-fi
-
 rows=$(dkms_table)
 if [ -n "${CAPI_DKMS_SUITES:-}" ]; then
 	rows=$(awk -v want=" $CAPI_DKMS_SUITES " 'index(want, " " $1 " ")' <<<"$rows")
@@ -142,19 +134,16 @@ while read -r suite hdr series; do
 		diag <"$out/suite.log"
 		continue
 	fi
-	archives="$cache/suite/$base/archives"
-	mkdir -p "$archives"
+	suite_archive "$base"
 	t0=$(date +%s)
-	mmdebstrap --variant=apt --skip=essential/unlink "${aptopts[@]}" \
+	mmdebstrap --variant=apt \
 		--include=build-essential,kmod \
-		--setup-hook='mkdir -p "$1"/var/cache/apt/archives/' \
-		--setup-hook="sync-in $archives /var/cache/apt/archives/" \
 		--customize-hook="chroot \"\$1\" apt-get install -y --no-install-recommends $tsuite $hdr" \
 		--customize-hook="copy-in $work/src.tar.gz $work/inside.sh /" \
 		--customize-hook='mkdir -p "$1/out"' \
 		--customize-hook="chroot \"\$1\" /inside.sh $hdr || true" \
 		--customize-hook="sync-out /out $out" \
-		--customize-hook="sync-out /var/cache/apt/archives $archives" \
+		"${suite_archive_opts[@]}" \
 		"$base" /dev/null "$cache/apt/$suite/sources.list" </dev/null >"$out/mmdebstrap.log" 2>&1
 	r=$?
 	if ! check "mmdebstrap: a $base chroot with build-essential and $hdr from $suite" test -s "$out/kver"; then

@@ -135,6 +135,9 @@ suite_done() {
 # after the caller's customize hooks: the last one copies the archives out
 # (essential/unlink skipped: the essential .debs stay there till then;
 # mmdebstrap's cleanup empties the chroot's archives after it).
+# mmdebstrap's apt reads none of the host's apt.conf: a disabled
+# Valid-Until there (a frozen mirror, whose sid and -security Release
+# files expire) is carried over too.
 suite_archive() {
 	local a="$cache/suite/$1/archives"
 	mkdir -p "$a"
@@ -143,6 +146,9 @@ suite_archive() {
 		--setup-hook='mkdir -p "$1"/var/cache/apt/archives/'
 		--setup-hook="sync-in $a /var/cache/apt/archives/"
 		--customize-hook="sync-out /var/cache/apt/archives $a")
+	if apt-config dump Acquire::Check-Valid-Until | grep -q '"false"'; then
+		suite_archive_opts+=(--aptopt='Acquire::Check-Valid-Until "false"')
+	fi
 }
 # suite_keep DIR PREFIX: keep the two newest DIR/PREFIX-*/.
 suite_keep() {
