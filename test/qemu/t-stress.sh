@@ -10,5 +10,7 @@
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 : "${CAPI_STRESS:?set CAPI_STRESS to the built test/qemu/capi-stress (make check does)}"
 export CAPI_QEMU_SMP=${CAPI_QEMU_SMP:-2}
+# the guest checks that it brought up every CPU QEMU offers
+export CAPI_VM_APPEND="${CAPI_VM_APPEND:-} capi.cpus=$CAPI_QEMU_SMP"
 exec "$here/vm-test.sh" "$here/guest/stress-test.sh" \
 	--add "$CAPI_STRESS:/usr/bin/capi-stress" "$@"

@@ -27,7 +27,15 @@ SLAB_BOUND=4096
 meminfo() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
 settle_mem() { sync; echo 3 >/proc/sys/vm/drop_caches; sleep 1; }
 
-diag "$(nproc) CPU(s) up, $(uname -r)"
+cpus=""
+for a in $(cat /proc/cmdline); do
+	case "$a" in capi.cpus=*) cpus=${a#*=} ;; esac
+done
+if [ -n "$cpus" ]; then
+	check "nproc = $(nproc): every CPU QEMU offers is up (-smp $cpus)" test "$(nproc)" = "$cpus"
+else
+	diag "$(nproc) CPU(s) up (no capi.cpus= on the command line to check against)"
+fi
 for m in kernelcapi ppp_async; do
 	check "modprobe $m" modprobe "$m"
 done
