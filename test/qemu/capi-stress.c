@@ -57,6 +57,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <time.h>
@@ -143,6 +144,8 @@ struct call {
 };
 
 static struct call calls[MAXCALLS];
+/* the tty unit of each call, shared with the workers: a redial changes it */
+static volatile int *units;
 static int ncalls = 8, seconds = 40, bound = 20;
 static unsigned int ctrl = 1;
 static int capifd;
@@ -195,7 +198,7 @@ static int tty_open(struct call *c, int flags)
 {
 	char path[64];
 
-	snprintf(path, sizeof(path), "/dev/capi/%d", c->unit);
+	snprintf(path, sizeof(path), "/dev/capi/%d", units[c - calls]);
 	return BOUNDED("open", open(path, O_RDWR | O_NOCTTY | flags));
 }
 
@@ -264,7 +267,7 @@ static int worker_good(struct call *c)
 		if (p.revents & (POLLHUP | POLLERR))
 			break;
 	}
-	printf("# good %s%d: %zu of %d bytes written, %zu back\n", "/dev/capi/",
+	printf("# good /dev/capi/%d: %zu of %d bytes written, %zu back\n",
 	       c->unit, sent, GOOD_BYTES, got);
 	fflush(stdout);
 	/* finish cleanly, then wait for the stop */
@@ -502,6 +505,7 @@ static int dial(int i)
 	if (!c->b3)
 		return -1;
 	c->unit = ioctl(capifd, CAPI_NCCI_GETUNIT, &c->ncci);
+	units[i] = c->unit;
 	return c->unit < 0 ? -1 : 0;
 }
 
@@ -649,6 +653,12 @@ int main(int argc, char **argv)
 		ncalls = 8;
 	snprintf(dbg, sizeof(dbg), "/sys/kernel/debug/capisim/ctr%u", ctrl);
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	units = mmap(NULL, MAXCALLS * sizeof(*units), PROT_READ | PROT_WRITE,
+		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (units == MAP_FAILED) {
+		fail("mmap of the shared unit table");
+		return done_testing();
+	}
 
 	capifd = open("/dev/capi20", O_RDWR);
 	rp.level3cnt = ncalls;
