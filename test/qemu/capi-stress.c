@@ -12,7 +12,9 @@
  * Usage: capi-stress [-n CALLS] [-t SECONDS] [-b BOUND] [-c CONTROLLER]
  *   CALLS    echo calls with a tty each (default 8, at least 6)
  *   SECONDS  how long the abuse runs (default 40)
- *   BOUND    seconds any one system call may take (default 20)
+ *   BOUND    seconds any one system call may take (default 40: close()
+ *            of a tty whose output is stopped (TCOOFF) waits up to the
+ *            port's closing_wait, 30 s, for it to drain, as on any tty)
  *
  * One application (this process) places CALLS echo calls on capisim with
  * CAPIFLAG_HIGHJACKING, so that each has a tty /dev/capi/N, and answers
@@ -141,12 +143,15 @@ struct call {
 	int status;
 	bool b3;		/* B3 connection up */
 	bool gone;		/* released, to be dialled again (hangup role) */
+	long long d_since;	/* its worker is in D state since */
+	bool d_told;		/* and that was reported */
 };
 
 static struct call calls[MAXCALLS];
 /* the tty unit of each call, shared with the workers: a redial changes it */
 static volatile int *units;
-static int ncalls = 8, seconds = 40, bound = 20;
+static int ncalls = 8, seconds = 40, bound = 40;
+static int me = -1;		/* the worker's call, in a worker */
 static unsigned int ctrl = 1;
 static int capifd;
 static uint16_t applid, msgnum = 1;
@@ -164,7 +169,8 @@ static void on_alarm(int sig)
 	int n;
 
 	(void)sig;
-	n = snprintf(msg, sizeof(msg), "capi-stress: %s did not return within %d s\n",
+	n = snprintf(msg, sizeof(msg), "# worker %d (%s): %s did not return within %d s\n",
+		     me, me >= 0 ? role_name[calls[me].role] : "-",
 		     cur_syscall, bound);
 	if (write(2, msg, n) < 0)
 		_exit(3);
@@ -177,15 +183,6 @@ static void on_term(int sig)
 	stop = 1;
 }
 
-#define BOUNDED(name, expr) ({ \
-	__typeof__(expr) r_; \
-	cur_syscall = (name); \
-	alarm(bound); \
-	r_ = (expr); \
-	alarm(0); \
-	r_; \
-})
-
 static long long now_ms(void)
 {
 	struct timespec ts;
@@ -193,6 +190,26 @@ static long long now_ms(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
+
+/* a system call that took long, but returned: a figure */
+static void slow_call(const char *name, long long ms)
+{
+	printf("# worker %d (%s): %s took %lld.%01lld s\n", me,
+	       role_name[calls[me].role], name, ms / 1000, ms % 1000 / 100);
+	fflush(stdout);
+}
+
+#define BOUNDED(name, expr) ({ \
+	__typeof__(expr) r_; \
+	long long t_ = now_ms(); \
+	cur_syscall = (name); \
+	alarm(bound); \
+	r_ = (expr); \
+	alarm(0); \
+	if (now_ms() - t_ > 5000) \
+		slow_call((name), now_ms() - t_); \
+	r_; \
+})
 
 static int tty_open(struct call *c, int flags)
 {
@@ -356,6 +373,7 @@ static pid_t start_worker(struct call *c)
 
 	if (pid)
 		return pid;
+	me = c - calls;
 	signal(SIGALRM, on_alarm);
 	signal(SIGTERM, on_term);
 	close(capifd);
@@ -628,6 +646,43 @@ static char proc_state(pid_t pid, char *wchan, size_t size)
 	return st;
 }
 
+/*
+ * A worker in D state (uninterruptible, in the kernel) for 10 s: where it
+ * waits (wchan, and the kernel stack when /proc has it), once.
+ */
+static void watch_workers(void)
+{
+	char wchan[128], path[64], line[256];
+	long long now = now_ms();
+	struct call *c;
+	FILE *f;
+	int i, n;
+
+	for (i = 0; i < ncalls; i++) {
+		c = &calls[i];
+		if (c->pid <= 0)
+			continue;
+		if (proc_state(c->pid, wchan, sizeof(wchan)) != 'D') {
+			c->d_since = 0;
+			continue;
+		}
+		if (!c->d_since)
+			c->d_since = now;
+		if (c->d_told || now - c->d_since < 10000)
+			continue;
+		c->d_told = true;
+		diag("worker %d (%s, pid %d) in D state for %lld s, wchan %s", i,
+		     role_name[c->role], c->pid, (now - c->d_since) / 1000,
+		     wchan);
+		snprintf(path, sizeof(path), "/proc/%d/stack", c->pid);
+		f = fopen(path, "r");
+		for (n = 0; f && n < 16 && fgets(line, sizeof(line), f); n++)
+			diag("  %.*s", (int)strcspn(line, "\n"), line);
+		if (f)
+			fclose(f);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	unsigned int flags = CAPIFLAG_HIGHJACKING, k = 0;
@@ -699,6 +754,7 @@ int main(int argc, char **argv)
 		pump(20);
 		if (now_ms() >= t_next) {
 			inject(k++);
+			watch_workers();
 			t_next = now_ms() + 100;
 		}
 		for (i = 0; i < ncalls; i++) {
@@ -750,6 +806,7 @@ int main(int argc, char **argv)
 		if (!r || now_ms() >= t_end)
 			break;
 		pump(50);
+		watch_workers();
 	}
 	for (i = 0; i < ncalls; i++) {
 		if (calls[i].pid > 0) {
