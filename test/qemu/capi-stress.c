@@ -143,13 +143,21 @@ struct call {
 	int status;
 	bool b3;		/* B3 connection up */
 	bool gone;		/* released, to be dialled again (hangup role) */
-	long long d_since;	/* its worker is in D state since */
-	bool d_told;		/* and that was reported */
+	long long told;		/* the system call last reported */
 };
 
 static struct call calls[MAXCALLS];
-/* the tty unit of each call, shared with the workers: a redial changes it */
-static volatile int *units;
+/*
+ * Shared between the application and the workers: the tty unit of each
+ * call (a redial changes it), and since when its worker is in a system
+ * call (0: it is not), for the watchdog.
+ */
+struct shared {
+	int unit;
+	long long since;
+	char name[16];
+};
+static volatile struct shared *units;
 static int ncalls = 8, seconds = 40, bound = 40;
 static int me = -1;		/* the worker's call, in a worker */
 static unsigned int ctrl = 1;
@@ -199,15 +207,18 @@ static void slow_call(const char *name, long long ms)
 	fflush(stdout);
 }
 
-#define BOUNDED(name, expr) ({ \
+#define BOUNDED(nm_, expr) ({ \
 	__typeof__(expr) r_; \
 	long long t_ = now_ms(); \
-	cur_syscall = (name); \
+	cur_syscall = (nm_); \
+	strncpy((char *)units[me].name, (nm_), sizeof(units[me].name) - 1); \
+	units[me].since = t_; \
 	alarm(bound); \
 	r_ = (expr); \
 	alarm(0); \
+	units[me].since = 0; \
 	if (now_ms() - t_ > 5000) \
-		slow_call((name), now_ms() - t_); \
+		slow_call((nm_), now_ms() - t_); \
 	r_; \
 })
 
@@ -215,7 +226,7 @@ static int tty_open(struct call *c, int flags)
 {
 	char path[64];
 
-	snprintf(path, sizeof(path), "/dev/capi/%d", units[c - calls]);
+	snprintf(path, sizeof(path), "/dev/capi/%d", units[c - calls].unit);
 	return BOUNDED("open", open(path, O_RDWR | O_NOCTTY | flags));
 }
 
@@ -523,7 +534,7 @@ static int dial(int i)
 	if (!c->b3)
 		return -1;
 	c->unit = ioctl(capifd, CAPI_NCCI_GETUNIT, &c->ncci);
-	units[i] = c->unit;
+	units[i].unit = c->unit;
 	return c->unit < 0 ? -1 : 0;
 }
 
@@ -647,33 +658,30 @@ static char proc_state(pid_t pid, char *wchan, size_t size)
 }
 
 /*
- * A worker in D state (uninterruptible, in the kernel) for 10 s: where it
- * waits (wchan, and the kernel stack when /proc has it), once.
+ * A worker in one system call for 10 s: its state (D: uninterruptible),
+ * where it waits (wchan, and the kernel stack when /proc has it), once
+ * per system call.
  */
 static void watch_workers(void)
 {
 	char wchan[128], path[64], line[256];
-	long long now = now_ms();
+	long long now = now_ms(), since;
 	struct call *c;
+	char st;
 	FILE *f;
 	int i, n;
 
 	for (i = 0; i < ncalls; i++) {
 		c = &calls[i];
-		if (c->pid <= 0)
+		since = units[i].since;
+		if (c->pid <= 0 || !since || now - since < 10000 ||
+		    c->told == since)
 			continue;
-		if (proc_state(c->pid, wchan, sizeof(wchan)) != 'D') {
-			c->d_since = 0;
-			continue;
-		}
-		if (!c->d_since)
-			c->d_since = now;
-		if (c->d_told || now - c->d_since < 10000)
-			continue;
-		c->d_told = true;
-		diag("worker %d (%s, pid %d) in D state for %lld s, wchan %s", i,
-		     role_name[c->role], c->pid, (now - c->d_since) / 1000,
-		     wchan);
+		c->told = since;
+		st = proc_state(c->pid, wchan, sizeof(wchan));
+		diag("worker %d (%s, pid %d) in %s for %lld s: state %c, wchan %s",
+		     i, role_name[c->role], c->pid, units[i].name,
+		     (now - since) / 1000, st, wchan);
 		snprintf(path, sizeof(path), "/proc/%d/stack", c->pid);
 		f = fopen(path, "r");
 		for (n = 0; f && n < 16 && fgets(line, sizeof(line), f); n++)
