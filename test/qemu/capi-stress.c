@@ -24,6 +24,8 @@
  *   noread   writes, never reads; capisim floods it
  *   slow     reads a few bytes at a time with pauses, under a flood
  *   ldisc    switches n_tty <-> N_PPP, TCOOFF/TCOON, writes, reads
+ *            (TCOON before each switch: TIOCSETD waits, with no limit,
+ *            for the output to drain, as on every tty)
  *   reopen   opens, writes, TCOOFF, closes, again and again (also
  *            TIOCVHANGUP now and then)
  *   hangup   writes and reads while the network hangs the call up
@@ -336,13 +338,19 @@ static void worker_abuse(struct call *c)
 			usleep(50000);
 			break;
 		case LDISC:
+			/*
+			 * TIOCSETD waits, with no limit, for the output to
+			 * drain (tty_ioctl(): tty_wait_until_sent(tty, 0)),
+			 * as on any tty: output stopped by this worker's own
+			 * TCOOFF would never drain.  Restart it first.
+			 */
+			BOUNDED("TCOON", tcflow(fd, TCOON));
 			disc = i % 2 ? N_PPP : N_TTY;
 			BOUNDED("TIOCSETD", ioctl(fd, TIOCSETD, &disc));
-			BOUNDED("TCOOFF", tcflow(fd, i % 3 ? TCOOFF : TCOON));
+			if (i % 3)
+				BOUNDED("TCOOFF", tcflow(fd, TCOOFF));
 			BOUNDED("write", write(fd, buf, 100));
 			BOUNDED("read", read(fd, buf, sizeof(buf)));
-			if (i % 5 == 0)
-				BOUNDED("TCOON", tcflow(fd, TCOON));
 			usleep(10000);
 			break;
 		case REOPEN:
