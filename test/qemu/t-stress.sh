@@ -10,6 +10,9 @@
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 : "${CAPI_STRESS:?set CAPI_STRESS to the built test/qemu/capi-stress (make check does)}"
 export CAPI_QEMU_SMP=${CAPI_QEMU_SMP:-2}
+# about 100 s of guest time, 140 s wall under TCG on an idle host, 240 s
+# beside a kernel build: more than run.sh's default 300 s of room
+export CAPI_QEMU_TIMEOUT=${CAPI_QEMU_TIMEOUT:-600}
 # the guest checks that it brought up every CPU QEMU offers
 export CAPI_VM_APPEND="${CAPI_VM_APPEND:-} capi.cpus=$CAPI_QEMU_SMP"
 exec "$here/vm-test.sh" "$here/guest/stress-test.sh" \
