@@ -48,6 +48,9 @@
 #define CAPISIM_MSG_ROOM	128	/* parameters of one message */
 #define CAPISIM_MAX_B3_DATA	2048	/* largest DATA_B3_REQ accepted */
 #define CAPISIM_ECHOQ_MAX	256	/* echoes held back per connection */
+/* MaxBDataBlocks: CAPI 2.0 allows an application at most 7 */
+#define CAPISIM_MAX_WINDOW	7
+#define CAPISIM_FLOOD_MAX	1000000	/* DATA_B3_INDs of one flood */
 
 /* DISCONNECT_IND reasons: Q.931 causes, coded 0x3480 | cause */
 #define CAPISIM_REASON_REMOTE		0x3490	/* 16, normal call clearing */
@@ -172,6 +175,12 @@ struct capisim_chan {
 	char calling[CAPISIM_NUM_LEN + 1];
 	u16 ind_handle;		/* next DATA_B3_IND data handle */
 	unsigned int unacked;	/* DATA_B3_INDs without DATA_B3_RESP */
+	/* the data handles of those DATA_B3_INDs, in the order sent */
+	u16 unacked_handle[CAPISIM_MAX_WINDOW];
+	/* fault injection: DATA_B3_INDs still to send, see flood */
+	unsigned int flood;
+	unsigned int flood_len;
+	u8 flood_seq;
 	/*
 	 * DATA_B3_INDs held back by the window: echoed data, or on a
 	 * switched call the peer's data, each request followed by its
@@ -213,6 +222,11 @@ struct capisim_ctrl {
 	struct capisim_chan *chan;
 	struct capisim_appl appl[CAPI_MAXAPPL];
 	struct sk_buff_head txq; /* messages for kernelcapi, in order */
+
+	/* DATA_B3_RESPs for a data handle that is not outstanding */
+	unsigned long stray_resp;
+	/* fault injection: indications sent for no PLCI or NCCI (stray) */
+	unsigned long stray_ind;
 
 	struct work_struct tx_work;
 	struct dentry *debugfs;
@@ -628,6 +642,7 @@ static struct capisim_chan *capisim_chan_alloc(struct capisim_ctrl *cs,
 		ch->dropped = 0;
 		ch->malform = MALFORM_NONE;
 		ch->sendqueuefull = 0;
+		ch->flood = 0;
 		return ch;
 	}
 	return NULL;
@@ -648,6 +663,7 @@ static void capisim_ncci_free(struct capisim_ctrl *cs, struct capisim_chan *ch)
 	/* faults injected on the NCCI go with it */
 	ch->malform = MALFORM_NONE;
 	ch->sendqueuefull = 0;
+	ch->flood = 0;
 }
 
 static void capisim_chan_free(struct capisim_ctrl *cs, struct capisim_chan *ch)
@@ -691,6 +707,7 @@ static void capisim_ncci_start(struct capisim_ctrl *cs,
 static void capisim_ncci_disconnecting(struct capisim_chan *ch)
 {
 	capisim_echo_purge(ch);
+	ch->flood = 0;
 	ch->nstate = NCCI_DISCONNECTING;
 }
 
@@ -934,9 +951,35 @@ static void capisim_spoil(struct sk_buff *skb, enum capisim_malform how)
 }
 
 /*
- * Send held-back DATA_B3_INDs as far as the application's window allows;
- * on a switched call, the DATA_B3_CONF that follows the last block of a
- * request of the peer goes out with it.
+ * A DATA_B3_IND of the flood (debugfs "flood"): flood_len bytes of a
+ * counting pattern, not charged to echo_limit (it is never held back).
+ */
+static struct sk_buff *capisim_flood_ind(struct capisim_chan *ch)
+{
+	struct sk_buff *skb;
+	unsigned int i;
+
+	skb = capisim_msg(ch->applid, CAPI_DATA_B3, CAPI_IND, 0, ch->ncci,
+			  ch->flood_len);
+	if (!skb)
+		return NULL;
+	msg_u32(skb, 0);		/* Data: follows the message */
+	msg_u16(skb, ch->flood_len);	/* Data length */
+	msg_u16(skb, ch->ind_handle++);	/* Data handle */
+	msg_u16(skb, 0);		/* Flags */
+	CAPIMSG_SETLEN(skb->data, skb->len);
+	for (i = 0; i < ch->flood_len; i++)
+		skb_put_u8(skb, ch->flood_seq++);
+	return skb;
+}
+
+/*
+ * Send held-back DATA_B3_INDs, then those of a flood, as far as the
+ * application's window allows: at most its MaxBDataBlocks without
+ * DATA_B3_RESP, and only once its B3 connection is active (it has
+ * answered CONNECT_B3_ACTIVE_IND).  On a switched call, the
+ * DATA_B3_CONF that follows the last block of a request of the peer goes
+ * out with it.
  */
 static void capisim_echo_push(struct capisim_ctrl *cs, struct capisim_chan *ch)
 {
@@ -945,14 +988,28 @@ static void capisim_echo_push(struct capisim_ctrl *cs, struct capisim_chan *ch)
 
 	if (!ap)
 		return;
-	while ((skb = skb_peek(&ch->echoq))) {
-		if (CAPIMSG_SUBCOMMAND(skb->data) == CAPI_CONF) {
+	for (;;) {
+		skb = skb_peek(&ch->echoq);
+		if (skb && CAPIMSG_SUBCOMMAND(skb->data) == CAPI_CONF) {
 			__skb_queue_tail(&cs->txq, capisim_echo_dequeue(ch));
 			continue;
 		}
-		if (ch->unacked >= ap->window)
+		if (ch->nstate != NCCI_ACTIVE || ch->unacked >= ap->window)
 			break;
-		skb = capisim_echo_dequeue(ch);
+		if (skb) {
+			skb = capisim_echo_dequeue(ch);
+		} else if (ch->flood) {
+			skb = capisim_flood_ind(ch);
+			if (!skb) {
+				/* the rest of the flood is lost */
+				ch->dropped++;
+				ch->flood = 0;
+				break;
+			}
+			ch->flood--;
+		} else {
+			break;
+		}
 		CAPIMSG_SETMSGID(skb->data, cs->msgnum++);
 		ch->rx_frames++;
 		ch->rx_bytes += CAPIMSG_DATALEN(skb->data);
@@ -960,10 +1017,37 @@ static void capisim_echo_push(struct capisim_ctrl *cs, struct capisim_chan *ch)
 			capisim_spoil(skb, ch->malform);
 			ch->malform = MALFORM_NONE;
 		} else {
-			ch->unacked++;
+			/* Data handle: the DATA_B3_RESP must name it */
+			ch->unacked_handle[ch->unacked++] =
+				CAPIMSG_U16(skb->data, 18);
 		}
 		__skb_queue_tail(&cs->txq, skb);
 	}
+}
+
+/*
+ * DATA_B3_RESP on @ch for @handle: it frees the place of the DATA_B3_IND
+ * it answers in the window.  A handle that is not outstanding (never
+ * sent, answered already, or that of a malformed DATA_B3_IND) changes
+ * nothing; it is counted and logged.
+ */
+static void capisim_data_b3_resp(struct capisim_ctrl *cs,
+				 struct capisim_chan *ch, u16 handle, bool bad)
+{
+	unsigned int i;
+
+	for (i = 0; !bad && i < ch->unacked; i++) {
+		if (ch->unacked_handle[i] != handle)
+			continue;
+		ch->unacked--;
+		memmove(&ch->unacked_handle[i], &ch->unacked_handle[i + 1],
+			(ch->unacked - i) * sizeof(ch->unacked_handle[0]));
+		capisim_echo_push(cs, ch);
+		return;
+	}
+	cs->stray_resp++;
+	pr_warn_ratelimited("ctr%d: DATA_B3_RESP on NCCI 0x%x for data handle %u, not outstanding\n",
+			    cs->ctr.cnr, ch->ncci, handle);
 }
 
 /*
@@ -1186,24 +1270,29 @@ static u16 capisim_reject_reason(u16 reject)
 
 	if (reject < ARRAY_SIZE(cause) && cause[reject])
 		return 0x3480 | cause[reject];
+	/* 0x34xx: a network cause the application chose, passed on */
+	if ((reject & 0xff00) == 0x3400)
+		return reject;
 	return CAPISIM_REASON_REJECTED;
 }
 
 /*
  * @applid does not take the call offered on @ch (CONNECT_RESP with
- * @reject, or DISCONNECT_REQ): it gets DISCONNECT_IND 0, after @conf (a
- * confirmation, or NULL).  While the call is still offered to others, it
+ * @reject, or DISCONNECT_REQ): it gets DISCONNECT_IND with @reason (0,
+ * or why capisim refused its answer), after @conf (a confirmation, or
+ * NULL).  While the call is still offered to others, it
  * stays theirs; without them it is cleared, and the caller gets the
  * cause of a rejection rather than of an "ignore" (1) if there was one.
  * false, nothing changed and @conf freed when out of memory.
  */
 static bool capisim_refuse(struct capisim_ctrl *cs, struct capisim_chan *ch,
-			   u16 applid, u16 reject, struct sk_buff *conf)
+			   u16 applid, u16 reject, u16 reason,
+			   struct sk_buff *conf)
 {
 	struct sk_buff *ind;
 
 	if (bitmap_weight(ch->offered, CAPI_MAXAPPL) > 1) {
-		ind = capisim_disconnect_ind_to(ch, applid, 0);
+		ind = capisim_disconnect_ind_to(ch, applid, reason);
 		if (!ind) {
 			kfree_skb(conf);
 			return false;
@@ -1218,7 +1307,7 @@ static bool capisim_refuse(struct capisim_ctrl *cs, struct capisim_chan *ch,
 	}
 	if (reject == 1 && ch->reject)
 		reject = ch->reject;
-	return capisim_disconnect(cs, ch, conf, 0,
+	return capisim_disconnect(cs, ch, conf, reason,
 				  capisim_reject_reason(reject));
 }
 
@@ -1466,7 +1555,8 @@ static int capisim_data_b3_req(struct capisim_ctrl *cs, const u8 *m,
 		info = CAPISIM_INFO_ILLEGAL_CODING;
 	else if (!ch)
 		info = CAPISIM_INFO_ILLEGAL_ID;
-	else if (ch->nstate != NCCI_ACTIVE && ch->nstate != NCCI_WAIT_ACTIVE)
+	else if (ch->nstate != NCCI_ACTIVE)
+		/* also before CONNECT_B3_ACTIVE_RESP */
 		info = CAPISIM_INFO_WRONG_STATE;
 	else if (ch->peer && ch->peer->nstate != NCCI_ACTIVE &&
 		 ch->peer->nstate != NCCI_WAIT_ACTIVE)
@@ -1539,7 +1629,7 @@ static int capisim_disconnect_req(struct capisim_ctrl *cs, const u8 *m,
 		return -ENOMEM;
 	/* on a call offered to several, it hangs up for itself only */
 	if (ch->pstate == PLCI_INCOMING)
-		return capisim_refuse(cs, ch, CAPIMSG_APPID(m), 2, conf) ?
+		return capisim_refuse(cs, ch, CAPIMSG_APPID(m), 2, 0, conf) ?
 			CAPISIM_INFO_OK : -ENOMEM;
 	if (!capisim_disconnect(cs, ch, conf, 0, CAPISIM_REASON_REMOTE))
 		return -ENOMEM;
@@ -1645,13 +1735,28 @@ static int capisim_connect_resp(struct capisim_ctrl *cs, const u8 *m,
 	u16 reject, applid = CAPIMSG_APPID(m);
 	struct capisim_chan *ch, *peer;
 	struct sk_buff_head others;
+	unsigned int bprot_len;
+	const u8 *bprot;
+	u16 info;
 
 	reject = req_u16(r);
+	bprot = req_struct(r, &bprot_len);
 	ch = capisim_find_plci(cs, applid, CAPIMSG_CONTROL(m));
 	if (r->bad || !ch || ch->pstate != PLCI_INCOMING)
 		return 0;
 	if (reject)
-		return capisim_refuse(cs, ch, applid, reject, NULL) ?
+		return capisim_refuse(cs, ch, applid, reject, 0, NULL) ?
+			0 : -ENOMEM;
+	/*
+	 * Accepted with B protocols capisim cannot carry (fax, modem, ...):
+	 * the answer cannot be carried out, a CONNECT_RESP has no
+	 * confirmation, so the application gets DISCONNECT_IND with the
+	 * Info value as its reason, and the call is refused for it as with
+	 * reject 7, "incompatible destination".
+	 */
+	info = capisim_check_bprotocol(bprot, bprot_len);
+	if (info)
+		return capisim_refuse(cs, ch, applid, 7, info, NULL) ?
 			0 : -ENOMEM;
 	/* the first to accept gets the call, the others lose it */
 	__skb_queue_head_init(&others);
@@ -1722,6 +1827,7 @@ static int capisim_resp(struct capisim_ctrl *cs, const u8 *m,
 	u16 applid = CAPIMSG_APPID(m);
 	u32 adr = CAPIMSG_CONTROL(m);
 	struct capisim_chan *ch;
+	u16 handle;
 
 	switch (CAPIMSG_COMMAND(m)) {
 	case CAPI_CONNECT:
@@ -1735,15 +1841,17 @@ static int capisim_resp(struct capisim_ctrl *cs, const u8 *m,
 		return capisim_connect_b3_resp(cs, m, r);
 	case CAPI_CONNECT_B3_ACTIVE:
 		ch = capisim_find_ncci(cs, applid, adr);
-		if (ch && ch->nstate == NCCI_WAIT_ACTIVE)
+		if (ch && ch->nstate == NCCI_WAIT_ACTIVE) {
 			ch->nstate = NCCI_ACTIVE;
-		break;
-	case CAPI_DATA_B3:
-		ch = capisim_find_ncci(cs, applid, adr);
-		if (ch && ch->unacked) {
-			ch->unacked--;
+			/* data that waited for this answer goes out now */
 			capisim_echo_push(cs, ch);
 		}
+		break;
+	case CAPI_DATA_B3:
+		handle = req_u16(r);
+		ch = capisim_find_ncci(cs, applid, adr);
+		if (ch)
+			capisim_data_b3_resp(cs, ch, handle, r->bad);
 		break;
 	case CAPI_DISCONNECT_B3:
 		ch = capisim_find_ncci(cs, applid, adr);
@@ -1973,7 +2081,7 @@ static void capisim_register_appl(struct capi_ctr *ctr, u16 applid,
 	memset(ap, 0, sizeof(*ap));
 	ap->registered = true;
 	ap->level3cnt = rp->level3cnt;
-	ap->window = clamp_t(u32, rp->datablkcnt, 1, CAPI_MAXDATAWINDOW);
+	ap->window = clamp_t(u32, rp->datablkcnt, 1, CAPISIM_MAX_WINDOW);
 	ap->blklen = clamp_t(u32, rp->datablklen, 1, CAPISIM_MAX_B3_DATA);
 	spin_unlock_irqrestore(&cs->lock, flags);
 	if (kick)
@@ -2255,6 +2363,133 @@ static ssize_t capisim_sendqueuefull_write(struct file *file,
 	return ret;
 }
 
+/*
+ * "NCCI N [LEN]": N DATA_B3_INDs of LEN bytes (default 64) on NCCI, as
+ * fast as the application's window lets them go.  "NCCI 0" stops it.
+ */
+static ssize_t capisim_flood_write(struct file *file, const char __user *ubuf,
+				   size_t count, loff_t *ppos)
+{
+	struct capisim_ctrl *cs = file->private_data;
+	struct capisim_appl *ap;
+	struct capisim_chan *ch;
+	char buf[64], *argv[3];
+	u32 adr, n, len = 64;
+	unsigned long flags;
+	ssize_t ret;
+	int argc;
+
+	argc = capisim_get_cmd(ubuf, count, buf, sizeof(buf), argv,
+			       ARRAY_SIZE(argv));
+	if (argc < 0)
+		return argc;
+	if (argc < 2 || !capisim_get_num(argv[0], U32_MAX, &adr) ||
+	    !capisim_get_num(argv[1], CAPISIM_FLOOD_MAX, &n) ||
+	    (argc > 2 && !capisim_get_num(argv[2], CAPISIM_MAX_B3_DATA, &len)) ||
+	    !len)
+		return -EINVAL;
+
+	spin_lock_irqsave(&cs->lock, flags);
+	ch = capisim_find_ncci(cs, 0, adr);
+	ap = ch ? capisim_appl(cs, ch->applid) : NULL;
+	if (!ch || !ap) {
+		ret = -ENOENT;
+	} else if (!capisim_b3_up(ch)) {
+		ret = -EALREADY;
+	} else if (len > ap->blklen) {
+		ret = -EINVAL;
+	} else {
+		ch->flood = n;
+		ch->flood_len = len;
+		capisim_echo_push(cs, ch);
+		ret = count;
+	}
+	spin_unlock_irqrestore(&cs->lock, flags);
+	if (ret > 0)
+		schedule_work(&cs->tx_work);
+	return ret;
+}
+
+/*
+ * "APPLID ADR": an indication for an address that has no call on the
+ * controller, as a confused controller could send it: DATA_B3_IND with
+ * 4 bytes for an NCCI, DISCONNECT_IND for a PLCI.
+ */
+static ssize_t capisim_stray_write(struct file *file, const char __user *ubuf,
+				   size_t count, loff_t *ppos)
+{
+	struct capisim_ctrl *cs = file->private_data;
+	struct sk_buff *skb = NULL;
+	char buf[48], *argv[2];
+	unsigned long flags;
+	u32 applid, adr;
+	ssize_t ret;
+	int argc;
+
+	argc = capisim_get_cmd(ubuf, count, buf, sizeof(buf), argv,
+			       ARRAY_SIZE(argv));
+	if (argc < 0)
+		return argc;
+	if (argc != 2 || !capisim_get_num(argv[0], CAPI_MAXAPPL, &applid) ||
+	    !capisim_get_num(argv[1], U32_MAX, &adr) ||
+	    (adr & 0x7f) != cs->ctr.cnr || !(adr & 0xff00))
+		return -EINVAL;
+
+	spin_lock_irqsave(&cs->lock, flags);
+	if (!capisim_appl(cs, applid)) {
+		ret = -ENOENT;
+	} else if (capisim_find_ncci(cs, 0, adr) ||
+		   (adr <= 0xffff && capisim_find_plci(cs, 0, adr))) {
+		ret = -EBUSY;	/* that one exists: it would not be stray */
+	} else {
+		if (adr > 0xffff) {
+			skb = capisim_msg(applid, CAPI_DATA_B3, CAPI_IND, 0,
+					  adr, 4);
+			msg_u32(skb, 0);	/* Data: follows */
+			msg_u16(skb, 4);	/* Data length */
+			msg_u16(skb, 0);	/* Data handle */
+			msg_u16(skb, 0);	/* Flags */
+			if (skb) {
+				CAPIMSG_SETLEN(skb->data, skb->len);
+				skb_put_data(skb, "stry", 4);
+				CAPIMSG_SETMSGID(skb->data, cs->msgnum++);
+				__skb_queue_tail(&cs->txq, skb);
+			}
+		} else {
+			skb = capisim_msg(applid, CAPI_DISCONNECT, CAPI_IND, 0,
+					  adr, 0);
+			msg_u16(skb, CAPISIM_REASON_REMOTE);
+			if (skb)
+				capisim_queue(cs, skb);
+		}
+		if (skb) {
+			cs->stray_ind++;
+			ret = count;
+		} else {
+			ret = -ENOMEM;
+		}
+	}
+	spin_unlock_irqrestore(&cs->lock, flags);
+	if (ret > 0)
+		schedule_work(&cs->tx_work);
+	return ret;
+}
+
+static int capisim_counters_show(struct seq_file *m, void *v)
+{
+	struct capisim_ctrl *cs = m->private;
+	unsigned long stray_resp, stray_ind;
+	unsigned long flags;
+
+	spin_lock_irqsave(&cs->lock, flags);
+	stray_resp = cs->stray_resp;
+	stray_ind = cs->stray_ind;
+	spin_unlock_irqrestore(&cs->lock, flags);
+	seq_printf(m, "stray_resp %lu\nstray_ind %lu\n", stray_resp, stray_ind);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(capisim_counters);
+
 /* "NCCI [REASON_B3]": the remote side clears the B3 connection only. */
 static ssize_t capisim_disconnect_b3_write(struct file *file,
 					   const char __user *ubuf,
@@ -2353,7 +2588,7 @@ static int capisim_connections_show(struct seq_file *m, void *v)
 	unsigned long flags;
 	unsigned int i;
 
-	seq_puts(m, "# plci state ncci b3state appl dir cip called calling tx_frames tx_bytes rx_frames rx_bytes dropped peer\n");
+	seq_puts(m, "# plci state ncci b3state appl dir cip called calling tx_frames tx_bytes rx_frames rx_bytes dropped peer unacked flood\n");
 	spin_lock_irqsave(&cs->lock, flags);
 	for (i = 0; i < cs->nbchan; i++) {
 		ch = &cs->chan[i];
@@ -2374,9 +2609,10 @@ static int capisim_connections_show(struct seq_file *m, void *v)
 			   ch->tx_frames, ch->tx_bytes,
 			   ch->rx_frames, ch->rx_bytes, ch->dropped);
 		if (ch->peer)
-			seq_printf(m, "0x%x\n", ch->peer->plci);
+			seq_printf(m, "0x%x ", ch->peer->plci);
 		else
-			seq_puts(m, "-\n");
+			seq_puts(m, "- ");
+		seq_printf(m, "%u %u\n", ch->unacked, ch->flood);
 	}
 	spin_unlock_irqrestore(&cs->lock, flags);
 	return 0;
@@ -2449,6 +2685,20 @@ static const struct file_operations capisim_sendqueuefull_fops = {
 	.llseek = CAPISIM_NO_LLSEEK,
 };
 
+static const struct file_operations capisim_flood_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = capisim_flood_write,
+	.llseek = CAPISIM_NO_LLSEEK,
+};
+
+static const struct file_operations capisim_stray_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = capisim_stray_write,
+	.llseek = CAPISIM_NO_LLSEEK,
+};
+
 static void capisim_debugfs_init(struct capisim_ctrl *cs)
 {
 	char name[16];
@@ -2467,6 +2717,12 @@ static void capisim_debugfs_init(struct capisim_ctrl *cs)
 			    &capisim_malform_fops);
 	debugfs_create_file("sendqueuefull", 0200, cs->debugfs, cs,
 			    &capisim_sendqueuefull_fops);
+	debugfs_create_file("flood", 0200, cs->debugfs, cs,
+			    &capisim_flood_fops);
+	debugfs_create_file("stray", 0200, cs->debugfs, cs,
+			    &capisim_stray_fops);
+	debugfs_create_file("counters", 0400, cs->debugfs, cs,
+			    &capisim_counters_fops);
 	debugfs_create_file("connections", 0400, cs->debugfs, cs,
 			    &capisim_connections_fops);
 	debugfs_create_file("applications", 0400, cs->debugfs, cs,

@@ -686,7 +686,7 @@ struct app {
 	uint16_t applid, msgnum;
 };
 
-static struct app app_main, app_a, app_b, *cur_app;
+static struct app app_main, app_a, app_b, app_c, *cur_app;
 
 static void use(struct app *a)
 {
@@ -1099,6 +1099,226 @@ static int set_answer_timeout(const char *value, char *old, size_t size)
 	return n == (ssize_t)strlen(value) ? 0 : -1;
 }
 
+/* capisim's counters file: the value of @name, -1 if not there */
+static long debugfs_counter(const char *name)
+{
+	char path[256], key[64];
+	long v, found = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/counters", debugfs_dir);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %ld", key, &v) == 2)
+		if (!strcmp(key, name))
+			found = v;
+	fclose(f);
+	return found;
+}
+
+/*
+ * B protocol struct with B1 @b1, B2 1 (X.75) unless B1 is 0 (HDLC with
+ * B2 0 is fine too), B3 0, empty configurations
+ */
+static void put_bprot(struct msg *m, uint16_t b1)
+{
+	put8(m, 9);
+	put16(m, b1);
+	put16(m, 1);
+	put16(m, 0);
+	put8(m, 0);
+	put8(m, 0);
+	put8(m, 0);
+}
+
+/* An echo call of the current application, B3 up, not answered yet. */
+static int echo_call_b3(const char *number, struct call *c)
+{
+	struct msg m;
+
+	connect_req_from(number, NUMBER_A);
+	c->plci = expect_conf(C_CONNECT, 0, "echo call: CONNECT_CONF");
+	if (c->plci == 0xffffffff ||
+	    ind_resp(C_CONNECT_ACTIVE, "echo call: CONNECT_ACTIVE_IND") !=
+	    c->plci)
+		return -1;
+	connect_b3_req(c->plci);
+	c->ncci = expect_conf(C_CONNECT_B3, 0, "echo call: CONNECT_B3_CONF");
+	if (c->ncci == 0xffffffff ||
+	    expect(&m, C_CONNECT_B3_ACTIVE, IND,
+		   "echo call: CONNECT_B3_ACTIVE_IND") != c->ncci)
+		return -1;
+	return 0;
+}
+
+/* The next DATA_B3_IND on @ncci within @ms; its handle in *@handle */
+static int data_ind_within(uint32_t ncci, uint16_t *handle, struct msg *m,
+			   int ms)
+{
+	if (!recv_msg_within(m, ms) || m->b[4] != C_DATA_B3 || m->b[5] != IND ||
+	    get32(m->b + 8) != ncci)
+		return -1;
+	*handle = get16(m->b + 18);
+	return 0;
+}
+
+/* The same within WAIT_MS: -1 when none came */
+static int data_ind(uint32_t ncci, uint16_t *handle, struct msg *m)
+{
+	return data_ind_within(ncci, handle, m, WAIT_MS);
+}
+
+/*
+ * What CAPI 2.0 (Part I) asks of a controller that capisim once got
+ * wrong (finding 9), the receive window (finding 4) and the fault
+ * injection of debugfs flood and stray.  App C registers with
+ * datablkcnt 8: capisim may have at most 7 DATA_B3_INDs outstanding.
+ */
+static void spec_tests(const char *dev)
+{
+	struct swcall sc;
+	struct call c;
+	struct msg m;
+	uint16_t hnd[8];
+	long stray;
+	int i, n, good, confs, bad;
+
+	/* a network cause as the reject value is passed on */
+	memset(&sc, 0, sizeof(sc));
+	if (!sw_dial(&sc, "call 11")) {
+		use(&app_b);
+		connect_resp(C_CONNECT, sc.plci_b, 0x34a2);
+		disconnect_ind(sc.plci_b, 0, "call 11: B rejects with cause 0x34a2");
+		use(&app_a);
+		disconnect_ind(sc.plci_a, 0x34a2,
+			       "call 11: A: the cause B gave (no circuit available)");
+	}
+
+	if (app_open(&app_c, dev, 8, 2048)) {
+		check(0, "application C (datablkcnt 8) registered");
+		return;
+	}
+	use(&app_c);
+	c.tty = -1;
+	if (echo_call_b3("5550198", &c))
+		return;
+	/* no data before CONNECT_B3_ACTIVE_RESP */
+	data_req(c.ncci, 1, "early", 5);
+	good = expect(&m, C_DATA_B3, CONF, "DATA_B3_CONF (early)") == c.ncci &&
+	       get16(m.b + 12) == 1 && get16(m.b + 14) == 0x2001;
+	check(good, "DATA_B3_REQ before CONNECT_B3_ACTIVE_RESP: Info 0x%04x (want 0x2001)",
+	      get16(m.b + 14));
+	/* (an echo that came all the same is answered: the window starts empty) */
+	n = recv_msg_within(&m, 300);
+	check(!n, "and nothing of it is echoed");
+	if (n && m.b[4] == C_DATA_B3 && m.b[5] == IND)
+		data_resp(c.ncci, get16(m.b + 18));
+	send_simple(C_CONNECT_B3_ACTIVE, RESP, c.ncci);
+
+	/* the window: 9 blocks, at most 7 DATA_B3_INDs outstanding */
+	for (i = 0; i < 9; i++)
+		data_req(c.ncci, 10 + i, "window", 6);
+	for (n = confs = bad = 0; recv_msg_within(&m, 1000);) {
+		if (m.b[4] == C_DATA_B3 && m.b[5] == CONF) {
+			confs++;
+			bad += get16(m.b + 14) != 0;
+		} else if (m.b[4] == C_DATA_B3 && m.b[5] == IND && n < 8) {
+			hnd[n++] = get16(m.b + 18);
+		} else {
+			bad++;
+		}
+	}
+	check(confs == 9 && !bad, "9 DATA_B3_REQs confirmed with Info 0 (%d, %d bad)",
+	      confs, bad);
+	check(n == 7, "datablkcnt 8: %d DATA_B3_INDs outstanding (want 7, CAPI's maximum)",
+	      n);
+	stray = debugfs_counter("stray_resp");
+	data_resp(c.ncci, hnd[0] + 1000);
+	check(quiet(300), "a DATA_B3_RESP for a handle never sent frees no place");
+	check(debugfs_counter("stray_resp") == stray + 1,
+	      "and is counted: stray_resp %ld -> %ld", stray,
+	      debugfs_counter("stray_resp"));
+	data_resp(c.ncci, hnd[3]);	/* any outstanding one, not in order */
+	check(!data_ind(c.ncci, &hnd[3], &m),
+	      "its own DATA_B3_RESP lets the 8th block through");
+	data_resp(c.ncci, hnd[3]);
+	check(!data_ind(c.ncci, &hnd[3], &m), "and the 9th");
+	data_resp(c.ncci, hnd[3]);
+	data_resp(c.ncci, hnd[3]);	/* answered already */
+	check(debugfs_counter("stray_resp") == stray + 2,
+	      "a second DATA_B3_RESP for the same handle is stray too");
+	for (i = 0; i < 7; i++)
+		if (i != 3)
+			data_resp(c.ncci, hnd[i]);
+
+	/* flood: 20 blocks of 16 bytes, never more than 7 outstanding */
+	n = debugfs_write("flood", "0x%x 20 16", c.ncci);
+	check(n == 0, "debugfs flood 20 16: %s", n ? strerror(-n) : "ok");
+	good = 1;
+	for (n = 0; n < 8 && !data_ind_within(c.ncci, &hnd[n], &m, 1000); n++)
+		good &= get16(m.b + 16) == 16;
+	check(n == 7 && good, "flood: %d DATA_B3_INDs of 16 bytes before a RESP (want 7)",
+	      n);
+	for (i = 0; i < n; i++)
+		data_resp(c.ncci, hnd[i]);
+	for (i = 0; i < 13; i++) {
+		if (data_ind(c.ncci, &hnd[0], &m))
+			break;
+		data_resp(c.ncci, hnd[0]);
+	}
+	check(i == 13 && quiet(300), "flood: the other 13 follow, and no more");
+
+	/*
+	 * a stray indication, for no PLCI of the controller (a stray
+	 * DATA_B3_IND makes kernelcapi log "BUG: capi_signal: ncci not
+	 * found": the stress test sends those)
+	 */
+	stray = debugfs_counter("stray_ind");
+	n = debugfs_write("stray", "%u 0x%x", applid, ctrl | 0xfe00);
+	check(n == 0 && expect(&m, C_DISCONNECT, IND, "stray DISCONNECT_IND") ==
+	      (ctrl | 0xfe00), "debugfs stray: DISCONNECT_IND for PLCI 0x%x",
+	      ctrl | 0xfe00);
+	check(debugfs_counter("stray_ind") == stray + 1, "stray_ind counts it");
+	n = debugfs_write("stray", "%u 0x%x", applid, c.ncci);
+	check(n == -EBUSY, "debugfs stray on a live NCCI is refused: %s",
+	      n ? strerror(-n) : "accepted");
+	check(debugfs_connections() >= 1, "the call survives");
+	disconnect(&c, "echo call of C");
+	use(&app_main);
+	close(app_c.fd);
+
+	/* last: a capisim that takes the fax call leaves it up */
+	/* a B1 protocol capisim cannot carry: T.30 fax (4) */
+	use(&app_a);
+	start(&m, C_CONNECT, REQ, ctrl);
+	put16(&m, 4);		/* CIP: 3.1 kHz audio */
+	put8(&m, 0);
+	put8(&m, 0);
+	put8(&m, 0);
+	put8(&m, 0);
+	put_bprot(&m, 4);
+	for (i = 0; i < 4; i++)
+		put8(&m, 0);
+	send_msg(&m);
+	expect_conf(C_CONNECT, 0x3001, "CONNECT_REQ with B1 4 (T.30 fax): B1 protocol not supported");
+	memset(&sc, 0, sizeof(sc));
+	if (!sw_dial(&sc, "call 10")) {
+		use(&app_b);
+		start(&m, C_CONNECT, RESP, sc.plci_b);
+		put16(&m, 0);		/* accept ... */
+		put_bprot(&m, 4);	/* ... as a fax */
+		for (i = 0; i < 4; i++)
+			put8(&m, 0);
+		send_msg(&m);
+		disconnect_ind(sc.plci_b, 0x3001,
+			       "call 10: B accepts with B1 4: B1 protocol not supported");
+		use(&app_a);
+		disconnect_ind(sc.plci_a, 0x34d8,
+			       "call 10: A: incompatible destination");
+	}
+}
+
 static void switch_tests(const char *dev)
 {
 	struct swcall c;
@@ -1256,6 +1476,8 @@ static void switch_tests(const char *dev)
 
 	/* the middleware's ttys at both ends */
 	sw_ttys();
+
+	spec_tests(dev);
 
 	/* B goes away with the call up: A is cleared */
 	memset(&c, 0, sizeof(c));

@@ -28,7 +28,10 @@
 #   CAPI_QEMU_ACCEL   kvm or tcg; default: probe KVM once (bounded boot of the
 #                     kernel, result cached per QEMU/host kernel), else tcg
 #   CAPI_QEMU_MEM     MiB (default 512)
-#   CAPI_QEMU_SMP     CPUs (default 1; without ACPI the guest only sees one)
+#   CAPI_QEMU_SMP     CPUs (default 1), one per socket: the guest has no ACPI
+#                     and finds its CPUs in SeaBIOS's MP table, which lists
+#                     one CPU per package (QEMU's plain -smp N makes N cores
+#                     of one socket, of which the guest would see one)
 #   CAPI_QEMU_TIMEOUT default for --timeout
 #   CAPI_QEMU_APPEND  more kernel command line
 #   CAPI_QEMU_OUTDIR  default for --outdir (a long run is then not among the
@@ -128,7 +131,7 @@ else
 fi
 [ -z "$append" ] || cmdline="$cmdline $append"
 
-qargs=(-accel "$accel" -cpu "$cpu" -m "$mem" -smp "$smp"
+qargs=(-accel "$accel" -cpu "$cpu" -m "$mem" -smp "$smp,sockets=$smp,cores=1,threads=1"
 	-nodefaults -no-user-config -display none -no-reboot
 	"${serial0[@]}" -serial "file:$report" -serial "file:$diag"
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"
