@@ -19,7 +19,7 @@
 #   Prints one line a package ("same" or "changed") and one line a changed
 #   or missing file; exit status 0 when nothing changed, 1 when a file
 #   did, 2 on an error.  When Debian changed a file (a security fix, say),
-#   regenerate: doc/kernel.md, "Provenance".
+#   regenerate: doc/debian.md, "Provenance".
 set -euo pipefail
 export LC_ALL=C
 
