@@ -6,9 +6,9 @@
 #
 # Usage: test/debian/chroot-debs.sh [--force] SUITE
 #
-#   SUITE: trixie (Debian 13; its linux-source-6.12 gives the DKMS tree),
-#   or another release of the table in test/debian/suite-lib.sh that names
-#   a linux-source series.
+#   SUITE: trixie (Debian 13), sid, or another release of the table in
+#   test/debian/suite-lib.sh (the source package needs no linux-source:
+#   its tarball carries the DKMS trees).
 #   The release tarball is made on the host (test/debian/build-debs.sh
 #   --make-orig: make dist, with the DKMS trees).  In a SUITE chroot made
 #   with mmdebstrap from the archive the host's apt already uses
@@ -25,7 +25,8 @@
 #       new/  old/    the .debs (and .changes, .buildinfo, build.log)
 #       inside.log    the chroot's log; gcc, usr-src, dkms-status,
 #                     modules, modinfo: what the install left
-#       abi           the ABI of SUITE's linux-image-amd64
+#       abi           the ABI of SUITE's linux-image-amd64 (where the
+#                     table names a linux series)
 #       info          suite, key, build_seconds
 #   stdout: one line, that directory.  Exit status 0 when both builds gave
 #   their .debs (the directory is then complete and kept: .done), 1 when
@@ -56,14 +57,19 @@ while [ $# -gt 0 ]; do
 done
 series=""
 suite_known "$suite" && series=$(suite_field "$suite" linux)
-case "$series" in
-""|-) die "SUITE must be a release with a linux series in test/debian/suite-lib.sh, e.g. trixie (try --help)" ;;
-esac
+[ -n "$series" ] || die "SUITE must be a release of test/debian/suite-lib.sh's table, e.g. trixie (try --help)"
 suite_need mmdebstrap flock sha256sum
 suite_cache
 
-d=$("$top/kernel/suite.sh" "$suite" linux "$series" | tail -n1) ||
-	die "kernel/suite.sh $suite linux $series failed"
+d=""
+if [ "$series" != - ]; then
+	d=$("$top/kernel/suite.sh" "$suite" linux "$series" | tail -n1) ||
+		die "kernel/suite.sh $suite linux $series failed"
+else
+	# no kernel fetched ahead (sid): the private apt configuration only
+	"$top/kernel/suite.sh" "$suite" apt-cache policy >/dev/null ||
+		die "kernel/suite.sh $suite failed"
+fi
 srcl="$cache/apt/$suite/sources.list"
 [ -s "$srcl" ] || die "kernel/suite.sh wrote no $srcl"
 
@@ -99,10 +105,10 @@ suite_done "$out" "$force"
 t0=$(date +%s)
 rm -rf "$out"
 mkdir -p "$out"
-cp "$d/abi" "$out/abi"
+[ -z "$d" ] || cp "$d/abi" "$out/abi"
 suite_archive "$suite"
 # the kernel packages kernel/suite.sh fetched already
-cp -n "$d"/debs/*.deb "$cache/suite/$suite/archives/" 2>/dev/null || true
+[ -z "$d" ] || cp -n "$d"/debs/*.deb "$cache/suite/$suite/archives/" 2>/dev/null || true
 work=$(mktemp -d "${TMPDIR:-/tmp}/capi-chroot-debs.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 (cd "$top" && files | tar --null -T - -czf "$work/src.tar.gz" --transform 's|^\(\./\)\{0,1\}|capi-devd/|')
