@@ -3,14 +3,12 @@
 # debian/tests/lib.sh - what the DEP-8 tests share: the TAP verbs and the
 # checks of the QEMU scenarios (test/tap.sh, test/qemu/guest/*-lib.sh,
 # installed as /capi-test/ where they expect to be), the libcapi20 test
-# client built here, and the .debs to install.
+# client built here, the .debs that apt offers, and the headers of the
+# running kernel.  Nothing from the environment but what autopkgtest
+# sets.
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export DEBIAN_FRONTEND=noninteractive
 src=$PWD
-if [ -z "${CAPI_DEBS:-}" ]; then
-	echo "CAPI_DEBS is not set: this test installs the .debs from that directory (test/debian/run.sh sets it)" >&2
-	exit 77
-fi
 mkdir -p /capi-test
 cp "$src/test/tap.sh" "$src/test/qemu/guest/scenario-lib.sh" "$src/test/qemu/guest/pppd-lib.sh" /capi-test/
 if [ ! -x /usr/local/bin/capi-call ]; then
@@ -41,6 +39,44 @@ install_debs() {
 	[ -n "$line" ] || { echo "README.md has no apt-get install line under $section" >&2; return 1; }
 	echo "# README, $section: $line"
 	(cd "$1" && bash -c "$line" </dev/null)
+}
+# fetch_debs DIR [VERSION]: capi-devd and capisim-dkms (of VERSION, else
+# apt's candidates: the packages under test) downloaded into DIR, for the
+# README's apt-get install line
+fetch_debs() {
+	local v=${2:+=$2}
+	rm -rf "$1" && mkdir -p "$1" &&
+		(cd "$1" && apt-get download -q -o APT::Sandbox::User=root "capi-devd$v" "capisim-dkms$v")
+}
+# purge_ours: neither package installed (as the testbed may have them,
+# from the test's Depends), the modules they loaded unloaded
+purge_ours() {
+	apt-get purge -y -q capi-devd capisim-dkms && { unload_capi || true; }
+}
+# headers_install FILE: linux-headers of the running kernel installed,
+# the packages that brought listed in FILE for headers_purge; DKMS then
+# builds for this kernel (and only then)
+headers_install() {
+	dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' | awk '$1 == "ii" { print $2 }' | sort >"$1.before"
+	apt-get install -y -q "linux-headers-$KREL" || return 1
+	dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' | awk '$1 == "ii" { print $2 }' | sort >"$1.after"
+	comm -13 "$1.before" "$1.after" >"$1"
+	rm -f "$1.before" "$1.after"
+}
+headers_purge() {	# headers_purge FILE: what headers_install FILE installed, purged
+	[ ! -s "$1" ] || xargs apt-get purge -y -q <"$1"
+}
+# older_version PKG: the newest version of PKG that apt offers below the
+# installed one (empty when none)
+older_version() {
+	local cur v best=""
+	cur=$(dpkg-query -W -f='${Version}' "$1" 2>/dev/null)
+	while read -r v; do
+		[ -n "$v" ] || continue
+		if [ -n "$cur" ] && dpkg --compare-versions "$v" ge "$cur"; then continue; fi
+		if [ -z "$best" ] || dpkg --compare-versions "$v" gt "$best"; then best=$v; fi
+	done <<<"$(apt-cache madison "$1" | awk -F'|' '{ gsub(/ /, "", $2); print $2 }')"
+	echo "$best"
 }
 dkms_module() {	# dkms_module NAME: the module DKMS installed for this kernel
 	# (compressed, .ko.xz, where the kernel's modules are: Debian 13)

@@ -12,12 +12,14 @@
 #   each package, the archive's current version (apt-cache of the release
 #   whose table row in test/debian/suite-lib.sh names that series, with
 #   kernel/suite.sh's private apt configuration) is fetched with apt-get
-#   download into $CAPI_DEVD_CACHE/provenance/ (kept, by version) and
-#   the recorded files compared with its tarball's.
+#   download into $CAPI_DEVD_CACHE/provenance/ (kept, by version; or,
+#   when the host's installed package or kernel/suite.sh's cache has
+#   that version already, its tarball is taken from there) and the
+#   recorded files compared with its tarball's.
 #   Prints one line a package ("same" or "changed") and one line a changed
 #   or missing file; exit status 0 when nothing changed, 1 when a file
 #   did, 2 on an error.  When Debian changed a file (a security fix, say),
-#   regenerate: doc/kernel.md, "Provenance".
+#   regenerate: doc/debian.md, "Provenance".
 set -euo pipefail
 export LC_ALL=C
 
@@ -41,11 +43,21 @@ suite_cache
 # field FILE NAME: the value of "NAME VALUE" in FILE
 field() { sed -n "s/^$2 //p" "$1" | head -n1; }
 
-changed=0
-declare -A seen=()
+# the recorded files of each package version, over all its trees (6.12's
+# and 7's both come from linux-source-6.12; 7's adds the headers)
+declare -A recs=()
+keys=()
 for p in "${provs[@]}"; do
 	pkg=$(field "$p" package) ver=$(field "$p" version)
 	if [ -z "$pkg" ] || [ -z "$ver" ]; then die "$p names no package or version"; fi
+	key="$pkg $ver"
+	[ -n "${recs[$key]+x}" ] || keys+=("$key")
+	recs[$key]=$(printf '%s\n%s\n' "${recs[$key]:-}" "$(sed -n 's/^file //p' "$p")" | sed '/^$/d' | sort -u)
+done
+
+changed=0
+for key in "${keys[@]}"; do
+	pkg=${key% *} ver=${key#* }
 	series=${pkg#linux-source-}
 	# the release whose table row names this series
 	suite=$(suite_table | awk -v s="$series" '$3 == s { print $1; exit }')
@@ -54,6 +66,22 @@ for p in "${provs[@]}"; do
 		sed -n 's/^Version: //p' | head -n1)
 	[ -n "$cur" ] || die "$suite has no $pkg"
 	d="$cache/provenance/$pkg-$cur"
+	# a tarball of that version already here: the host's installed
+	# package, or the one kernel/suite.sh fetched into the cache
+	if [ ! -f "$d/.done" ]; then
+		for t in "/usr/src/$pkg.tar.xz" "$cache"/suite/*/"linux-$cur/root/usr/src/$pkg.tar.xz"; do
+			[ -r "$t" ] || continue
+			case $t in
+			/usr/src/*) [ "$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null)" = "$cur" ] || continue ;;
+			esac
+			say "$pkg $cur: $t"
+			rm -rf "$d"
+			mkdir -p "$d"
+			ln -s "$t" "$d/$pkg.tar.xz"
+			touch "$d/.done"
+			break
+		done
+	fi
 	if [ ! -f "$d/.done" ]; then
 		say "fetching $pkg $cur from $suite"
 		rm -rf "$d"
@@ -67,11 +95,7 @@ for p in "${provs[@]}"; do
 		sha256sum <"$d/$pkg.tar.xz" | cut -d' ' -f1 >"$d/tarball.sha256"
 		touch "$d/.done"
 	fi
-	# the recorded files of this package, once per version
-	key="$pkg $ver"
-	[ -z "${seen[$key]:-}" ] || continue
-	seen[$key]=1
-	mapfile -t files < <(sed -n 's/^file \([^ ]*\) .*/\1/p' "$p")
+	mapfile -t files < <(cut -d' ' -f1 <<<"${recs[$key]}")
 	x=$(mktemp -d "${TMPDIR:-/tmp}/capi-prov.XXXXXX")
 	tar -xJf "$d/$pkg.tar.xz" -C "$x" --strip-components=1 "${files[@]/#/$pkg/}" 2>/dev/null || true
 	bad=()
@@ -81,7 +105,7 @@ for p in "${provs[@]}"; do
 		elif [ "$(sha256sum <"$x/$f" | cut -d' ' -f1)" != "$sum" ]; then
 			bad+=("$f")
 		fi
-	done < <(sed -n 's/^file //p' "$p")
+	done <<<"${recs[$key]}"
 	rm -rf "$x"
 	if [ ${#bad[@]} = 0 ]; then
 		echo "$pkg: same: the ${#files[@]} files recorded from $ver are those of $suite's $cur"

@@ -50,6 +50,7 @@ alt=$(IFS='|'; echo "${kernels[*]}")
 
 cat >"$out/select-tree.sh" <<'EOF'
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # DKMS's PRE_BUILD (written by capi-devd's kernel/dkms/combine.sh): put the
 # CAPI source of the kernel's tree at the top of the build directory.
 set -eu
@@ -71,6 +72,7 @@ EOF
 chmod 0755 "$out/select-tree.sh"
 
 cat >"$out/dkms.conf" <<EOF
+# SPDX-License-Identifier: GPL-2.0
 # dkms.conf - capisim and the fixed kernelcapi (drivers/isdn/capi with the
 # capi-devd kernel series), for the kernels of the trees ${series[*]}; each
 # kernel is built from its own tree's source (select-tree.sh).

@@ -6,14 +6,16 @@
 #
 # Usage: test/debian/chroot-debs.sh [--force] SUITE
 #
-#   SUITE: trixie (Debian 13; its linux-source-6.12 gives the DKMS tree),
-#   or another release of the table in test/debian/suite-lib.sh that names
-#   a linux-source series.
-#   In a SUITE chroot made with mmdebstrap from the archive the host's apt
-#   already uses (kernel/suite.sh's private sources.list; nothing of SUITE
-#   touches the host): apt-get build-dep, then test/debian/build-debs.sh
-#   twice, for this version and as VERSION~prev1 (the upgrade test's
-#   version before), then apt-get install of the new .debs, whose
+#   SUITE: trixie (Debian 13), sid, or another release of the table in
+#   test/debian/suite-lib.sh (the source package needs no linux-source:
+#   its tarball carries the DKMS trees).
+#   The release tarball is made on the host (test/debian/build-debs.sh
+#   --make-orig: make dist, with the DKMS trees).  In a SUITE chroot made
+#   with mmdebstrap from the archive the host's apt already uses
+#   (kernel/suite.sh's private sources.list; nothing of SUITE touches the
+#   host): apt-get build-dep, then test/debian/build-debs.sh --orig twice,
+#   the source and binary packages of this version and of VERSION~prev1
+#   (the upgrade test's version before), then apt-get install of the new .debs, whose
 #   capisim-dkms postinst has DKMS build kernelcapi and capisim.
 #   The results live in the cache, keyed by what goes into the packages
 #   (the tree's files but its tests, debian/tests, doc/, bench/ and the
@@ -23,7 +25,8 @@
 #       new/  old/    the .debs (and .changes, .buildinfo, build.log)
 #       inside.log    the chroot's log; gcc, usr-src, dkms-status,
 #                     modules, modinfo: what the install left
-#       abi           the ABI of SUITE's linux-image-amd64
+#       abi           the ABI of SUITE's linux-image-amd64 (where the
+#                     table names a linux series)
 #       info          suite, key, build_seconds
 #   stdout: one line, that directory.  Exit status 0 when both builds gave
 #   their .debs (the directory is then complete and kept: .done), 1 when
@@ -54,14 +57,19 @@ while [ $# -gt 0 ]; do
 done
 series=""
 suite_known "$suite" && series=$(suite_field "$suite" linux)
-case "$series" in
-""|-) die "SUITE must be a release with a linux series in test/debian/suite-lib.sh, e.g. trixie (try --help)" ;;
-esac
+[ -n "$series" ] || die "SUITE must be a release of test/debian/suite-lib.sh's table, e.g. trixie (try --help)"
 suite_need mmdebstrap flock sha256sum
 suite_cache
 
-d=$("$top/kernel/suite.sh" "$suite" linux "$series" | tail -n1) ||
-	die "kernel/suite.sh $suite linux $series failed"
+d=""
+if [ "$series" != - ]; then
+	d=$("$top/kernel/suite.sh" "$suite" linux "$series" | tail -n1) ||
+		die "kernel/suite.sh $suite linux $series failed"
+else
+	# no kernel fetched ahead (sid): the private apt configuration only
+	"$top/kernel/suite.sh" "$suite" apt-cache policy >/dev/null ||
+		die "kernel/suite.sh $suite failed"
+fi
 srcl="$cache/apt/$suite/sources.list"
 [ -s "$srcl" ] || die "kernel/suite.sh wrote no $srcl"
 
@@ -83,6 +91,9 @@ key=$( {
 	(cd "$top" && files | packaged | sort -z | xargs -0 sha256sum)
 	echo "script $(sha256sum <"$self")"
 	echo "build-debs $(sha256sum <"$here/build-debs.sh")"
+	# the tarball's DKMS trees come from the host's linux-source-6.1
+	# (and SUITE's lists below name 6.12's)
+	dpkg-query -W linux-source-6.1 2>/dev/null || true
 	echo "sources $(cat "$srcl")"
 	cat "$cache/apt/$suite"/lists/*_InRelease 2>/dev/null
 } | sha256sum | cut -c1-16)
@@ -94,14 +105,20 @@ suite_done "$out" "$force"
 t0=$(date +%s)
 rm -rf "$out"
 mkdir -p "$out"
-cp "$d/abi" "$out/abi"
+[ -z "$d" ] || cp "$d/abi" "$out/abi"
 suite_archive "$suite"
 # the kernel packages kernel/suite.sh fetched already
-cp -n "$d"/debs/*.deb "$cache/suite/$suite/archives/" 2>/dev/null || true
+[ -z "$d" ] || cp -n "$d"/debs/*.deb "$cache/suite/$suite/archives/" 2>/dev/null || true
 work=$(mktemp -d "${TMPDIR:-/tmp}/capi-chroot-debs.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 (cd "$top" && files | tar --null -T - -czf "$work/src.tar.gz" --transform 's|^\(\./\)\{0,1\}|capi-devd/|')
 version=$(sed -n 's/^AC_INIT(\[capi-devd\], \[\([^]]*\)\].*/\1/p' "$top/configure.ac")
+# the release tarball, made here (make dist needs linux-source-6.1 and
+# -6.12, which the chroot has not): the source package's .orig.tar.xz
+say "make dist (test/debian/build-debs.sh --make-orig)"
+orig=$("$here/build-debs.sh" --make-orig "$work/dist" 2>"$out/dist.err") ||
+	{ cat "$out/dist.err" >&2; die "make dist failed"; }
+cp "$orig" "$work/orig.tar.xz"
 
 # In the chroot: the build dependencies (debian/control), the two builds,
 # then the new packages installed with apt (no terminal, no network).
@@ -115,8 +132,8 @@ mkdir -p /build && cd /build
 tar -xzf /src.tar.gz
 cd capi-devd
 apt-get build-dep -y ./
-test/debian/build-debs.sh /out/new
-test/debian/build-debs.sh --version '$version~prev1' /out/old
+test/debian/build-debs.sh --orig /capi-devd-$version.tar.xz /out/new
+test/debian/build-debs.sh --orig /capi-devd-$version.tar.xz --version '$version~prev1' /out/old
 cd /out/new
 apt-get install -y ./capi-devd_*.deb ./capisim-dkms_*.deb || true
 dkms status >/out/dkms-status 2>&1 || true
@@ -129,10 +146,18 @@ gcc --version | head -n1 >/out/gcc
 EOF
 chmod +x "$work/inside.sh"
 
+# mmdebstrap's apt reads none of the host's apt.conf: carry over a
+# disabled Valid-Until (a frozen mirror's expired Release files), as
+# test/dkms-suites.sh does.
+aptopts=()
+if apt-config dump Acquire::Check-Valid-Until | grep -q '"false"'; then
+	aptopts+=(--aptopt='Acquire::Check-Valid-Until "false"')
+fi
 say "mmdebstrap $suite, the builds and the install (log: $out/mmdebstrap.log, $out/inside.log)"
-if ! mmdebstrap --variant=apt \
+if ! mmdebstrap --variant=apt "${aptopts[@]}" \
 	--include=build-essential,dkms,linux-headers-amd64,ca-certificates \
 	--customize-hook="copy-in $work/src.tar.gz $work/inside.sh /" \
+	--customize-hook="upload $work/orig.tar.xz /capi-devd-$version.tar.xz" \
 	--customize-hook='mkdir -p "$1/out"' \
 	--customize-hook='chroot "$1" /inside.sh || true' \
 	--customize-hook="sync-out /out $out" \
@@ -151,8 +176,8 @@ t1=$(date +%s)
 	echo "built=$(date -u +%FT%TZ)"
 } >"$out/info"
 echo "$out"
-ls "$out/new/capi-devd_${version}_amd64.deb" "$out/new/capisim-dkms_${version}_all.deb" \
-	"$out/old/capi-devd_${version}~prev1_amd64.deb" >/dev/null 2>&1 || exit 1
+ls "$out/new/capi-devd_${version}-1_amd64.deb" "$out/new/capisim-dkms_${version}-1_all.deb" \
+	"$out/old/capi-devd_${version}~prev1-1_amd64.deb" >/dev/null 2>&1 || exit 1
 touch "$out/.done"
 # keep the two newest builds of the suite
 suite_keep "$dc" "$suite"

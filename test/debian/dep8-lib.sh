@@ -9,9 +9,10 @@
 #   dep8_image SUITE WORK     builds (or takes from the cache) the image;
 #                             one test; sets DEP8_IMAGE, else ends the test
 #   dep8_run NEW OLD WORK     boots DEP8_IMAGE with the .debs of NEW (and
-#                             the version before, OLD; "" for none), runs
-#                             debian/tests; one test that the guest ran
-#                             them all, then each test's own TAP renumbered
+#                             the version before, OLD; "" for none) in a
+#                             local apt repository, runs debian/tests as
+#                             autopkgtest does; one test that the testbed
+#                             was set up, one that the guest ran them all, then each test's own TAP renumbered
 #                             into this stream (TAP_PREFIX its name), its
 #                             "# figure:" and "# pppd:" lines, and one test
 #                             per test that it exited 0.  Sets DEP8_OUT.
@@ -49,6 +50,9 @@ dep8_run() {	# dep8_run NEW OLD WORK
 	r=$?
 	diag "figure: debian/tests in the VM: $(dep8_secs "$t0") s (accel=$(sed -n 's/^accel=//p' "$DEP8_OUT/info" 2>/dev/null), -smp 1)"
 	sed 's/^/figure: /' "$DEP8_OUT/boots" 2>/dev/null | diag
+	grep '^# figure:' "$DEP8_OUT/testbed.log" 2>/dev/null
+	check "the testbed: the .debs in a local apt repository, the image's headers purged" \
+		test "$(cat "$DEP8_OUT/testbed" 2>/dev/null)" = 0 || tail -n 30 "$DEP8_OUT/testbed.log" 2>/dev/null | diag
 	check "the guest ran every test of debian/tests/control and powered off" test $r = 0 ||
 		{ diag <"$3/run.err"; tail -n 60 "$DEP8_OUT/console.log" | diag; }
 	for t in $(sed -n 's/^Tests:[[:space:]]*//p' "$DEP8_TOP/debian/tests/control"); do

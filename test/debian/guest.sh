@@ -4,14 +4,23 @@
 # started by its capi-dep8.service from the 9p share /run/dep8 that
 # test/debian/run.sh fills:
 #   /run/dep8/src/      the source tree (debian/tests/control, the tests)
-#   /run/dep8/debs/     the packages under test; debs-old/: the version before
+#   /run/dep8/repo/     a flat apt repository (Packages made by run.sh):
+#                       the packages under test, the version before, and
+#                       the headers of the image's kernel
 #   /run/dep8/out/      results: NAME.log, NAME.status, boots, done
 #   /run/dep8/state     the test running and its reboot mark, across reboots
-# It runs the tests of debian/tests/control in order, the way autopkgtest
-# does on one testbed: cwd the source tree, AUTOPKGTEST_TMP,
-# AUTOPKGTEST_ARTIFACTS, and the reboot protocol (a test calls
-# /tmp/autopkgtest-reboot MARK; it is run again after the reboot with
-# AUTOPKGTEST_REBOOT_MARK=MARK).  Then it powers the machine off.
+# It acts as autopkgtest does on one testbed.  Once, before the first
+# test: the image's apt sources (the archive, out of reach without a
+# network) give way to that repository, and the kernel headers the image
+# was built with are purged, as on a testbed that has none: installing
+# capisim-dkms then builds nothing until a test installs
+# linux-headers-$(uname -r) from the repository.  Then, for each test of
+# debian/tests/control in order: its Depends installed with apt-get
+# (@: the binary packages of debian/control), the test run with cwd the
+# source tree, AUTOPKGTEST_TMP, AUTOPKGTEST_ARTIFACTS, and the reboot
+# protocol (a test calls /tmp/autopkgtest-reboot MARK; it is run again
+# after the reboot with AUTOPKGTEST_REBOOT_MARK=MARK, its Depends not
+# installed again).  Then it powers the machine off.
 set -uo pipefail
 share=/run/dep8
 out=$share/out
@@ -32,10 +41,56 @@ sleep 600
 EOF
 chmod 755 /tmp/autopkgtest-reboot
 
-export CAPI_DEBS=$share/debs CAPI_DEBS_OLD=$share/debs-old
 export DEBIAN_FRONTEND=noninteractive
+ctl=$share/src/debian/tests/control
+
+# The testbed, once per run.
+if [ ! -f "$out/testbed" ]; then
+	(
+		set -e
+		echo "=== testbed at $(date -u +%T)"
+		mkdir -p /etc/apt/sources.list.d/off
+		for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
+			if [ -f "$f" ]; then mv "$f" /etc/apt/sources.list.d/off/; fi
+		done
+		echo "deb [trusted=yes] file:$share/repo ./" >/etc/apt/sources.list.d/capi-dep8.list
+		apt-get update -q
+		h=$(dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' 'linux-headers-*' 'linux-kbuild-*' 2>/dev/null |
+			awk '$1 == "ii" { print $2 }')
+		t0=$(date +%s)
+		# shellcheck disable=SC2086
+		if [ -n "$h" ]; then apt-get purge -y -q $h; fi
+		echo "# figure: testbed: purged $(echo "$h" | wc -w) header packages in $(( $(date +%s) - t0 )) s"
+	) >>"$out/testbed.log" 2>&1
+	r=$?
+	echo "$r" >"$out/testbed"
+fi
+
+# deps TEST: the Depends of TEST in the control file (continuation lines
+# joined), @ replaced by the binary packages of debian/control
+deps() {
+	local bins
+	bins=$(sed -n 's/^Package:[[:space:]]*//p' "$share/src/debian/control" | tr '\n' ' ')
+	awk -v t="$1" '
+		/^#/ { next }
+		/^[^[:space:]#]/ { f = $0; sub(/:.*/, "", f); f = tolower(f) }
+		/^$/ { if (hit) exit; tests = ""; dep = "" }
+		f == "tests" { v = $0; sub(/^[Tt]ests:/, "", v); tests = tests " " v }
+		f == "depends" { v = $0; sub(/^[Dd]epends:/, "", v); dep = dep " " v }
+		{ if (index(" " tests " ", " " t " ")) hit = 1 }
+		END { if (hit) print dep }' "$ctl" |
+		tr ',' '\n' | sed 's/^[[:space:]]*//; s/[[:space:]]*$//; /^$/d' |
+		while read -r d; do
+			if [ "$d" = @ ]; then echo "$bins"; else echo "$d"; fi
+		done | tr '\n' ' '
+}
 for t in $tests; do
 	[ -f "$out/$t.status" ] && continue
+	if [ "$(cat "$out/testbed")" != 0 ]; then
+		echo "=== $t: the testbed could not be set up (testbed.log)" >>"$out/$t.log"
+		echo testbed >"$out/$t.status"
+		continue
+	fi
 	mark=""
 	if [ -f "$share/state" ] && [ "$(cat "$share/state")" = "$t" ] && [ -f "$share/mark" ]; then
 		mark=$(cat "$share/mark")
@@ -44,6 +99,16 @@ for t in $tests; do
 	echo "$t" >"$share/state"
 	tmp=$(mktemp -d /var/tmp/autopkgtest.XXXXXX)
 	mkdir -p "$out/$t.artifacts"
+	if [ -z "$mark" ]; then
+		d=$(deps "$t")
+		echo "=== $t: apt-get install $d at $(date -u +%T)" >>"$out/$t.log"
+		# shellcheck disable=SC2086 # a list of package names
+		if ! apt-get install -y -q $d >>"$out/$t.log" 2>&1; then
+			echo "=== $t: its Depends do not install" >>"$out/$t.log"
+			echo deps >"$out/$t.status"
+			continue
+		fi
+	fi
 	echo "=== $t${mark:+ (after reboot, mark $mark)} at $(date -u +%T)" >>"$out/$t.log"
 	(cd "$share/src" && AUTOPKGTEST_TMP=$tmp ADTTMP=$tmp \
 		AUTOPKGTEST_ARTIFACTS="$out/$t.artifacts" AUTOPKGTEST_REBOOT_MARK=$mark \

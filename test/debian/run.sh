@@ -8,11 +8,17 @@
 #   DIR of --image is test/debian/mkimage.sh's.  The image is booted
 #   through a qcow2 overlay (the image stays as built), with the image's
 #   own vmlinuz and initrd.img, one CPU (TCG), no network card, and a 9p
-#   share that holds the source tree (SRC: this checkout), the .debs of
-#   --debs and --debs-old and the results.  In the guest,
-#   test/debian/guest.sh runs each test of debian/tests/control in order,
-#   rebooting when a test asks to (autopkgtest's reboot protocol), and
-#   powers off.  OUT (default: a new directory under $CAPI_DEVD_CACHE/dep8)
+#   share that holds the source tree (SRC: this checkout), the results,
+#   and a flat apt repository (dpkg-scanpackages --multiversion) of the
+#   .debs of --debs and --debs-old and of the headers of the image's
+#   kernel (linux-headers-KREL and what it depends on of the kernel's
+#   source package, from the .debs the image build downloaded:
+#   $CAPI_DEVD_CACHE/suite/SUITE/archives), as the archive gives them to
+#   a testbed.  In the guest, test/debian/guest.sh sets the testbed up
+#   (that repository its only apt source, the image's headers purged),
+#   installs each test's Depends, runs the tests of debian/tests/control
+#   in order, rebooting when a test asks to (autopkgtest's reboot
+#   protocol), and powers off.  OUT (default: a new directory under $CAPI_DEVD_CACHE/dep8)
 #   gets NAME.log and NAME.status per test, boots (seconds from boot to
 #   the runner, per boot) and console.log.
 #   stdout: OUT.  Exit status 0 when the guest ran every test (whatever
@@ -43,6 +49,7 @@ done
 [ -d "$debs" ] || die "--debs DIR missing"
 qemu=$(command -v qemu-system-x86_64) || die "qemu-system-x86_64 not found. Fix: ./install-deps.sh"
 command -v qemu-img >/dev/null || die "qemu-img not found. Fix: ./install-deps.sh (qemu-utils)"
+command -v dpkg-scanpackages >/dev/null || die "dpkg-scanpackages not found. Fix: ./install-deps.sh (dpkg-dev)"
 
 cache=${CAPI_DEVD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/capi-devd}
 if [ -z "$out" ]; then
@@ -52,18 +59,37 @@ fi
 mkdir -p "$out"
 share="$out/share"
 rm -rf "$share"
-mkdir -p "$share/src" "$share/debs" "$share/debs-old" "$share/out"
+mkdir -p "$share/src" "$share/repo" "$share/out"
 # The source tree as autopkgtest gives it: the files of the checkout.
 tar -C "$top" --exclude=.git --exclude='./build*' --exclude=autom4te.cache -cf - \
 	debian test/client test/debian test/qemu/guest test/tap.sh test/tap.h rules README.md |
 	tar -C "$share/src" -xf -
 cp "$here/guest.sh" "$share/guest.sh"
-cp "$debs"/*.deb "$share/debs/"
-rm -f "$share"/debs/*-dbgsym_*.deb
-if [ -n "$debs_old" ]; then
-	cp "$debs_old"/*.deb "$share/debs-old/"
-	rm -f "$share"/debs-old/*-dbgsym_*.deb
-fi
+for d in "$debs" ${debs_old:+"$debs_old"}; do
+	cp "$d"/*.deb "$share/repo/"
+done
+rm -f "$share"/repo/*-dbgsym_*.deb
+# The headers of the image's kernel, the versions the image had.
+suite=$(sed -n 's/^suite=//p' "$image/info")
+krel=$(sed -n 's/^kernelrelease=//p' "$image/info")
+archives="$cache/suite/$suite/archives"
+n=0
+while read -r pkg ver; do
+	f=$(ls "$archives/${pkg}_${ver/:/%3a}_"*.deb 2>/dev/null | head -n1)
+	[ -n "$f" ] || die "no $pkg $ver in $archives (rebuild the image: test/debian/mkimage.sh --force)"
+	cp "$f" "$share/repo/"
+	n=$((n + 1))
+done < <(awk -v k="linux-headers-$krel" '$1 == "ii" && ($2 == k || $2 ~ /^linux-headers-.*-common$/ || $2 ~ /^linux-kbuild-/) { print $2, $3 }' "$image/packages")
+[ "$n" -ge 2 ] || die "the image has no linux-headers-$krel"
+(cd "$share/repo" && dpkg-scanpackages --multiversion . >Packages 2>/dev/null) || die "dpkg-scanpackages failed"
+# an unsigned Release (the guest trusts the repository: [trusted=yes])
+{
+	echo "Origin: capi-dep8"
+	echo "Label: capi-dep8"
+	echo "Date: $(date -Ru)"
+	echo "SHA256:"
+	echo " $(sha256sum <"$share/repo/Packages" | cut -d' ' -f1) $(stat -c %s "$share/repo/Packages") Packages"
+} >"$share/repo/Release"
 
 overlay="$out/overlay.qcow2"
 qemu-img create -q -f qcow2 -F raw -b "$image/disk.img" "$overlay"
