@@ -146,15 +146,8 @@ gcc --version | head -n1 >/out/gcc
 EOF
 chmod +x "$work/inside.sh"
 
-# mmdebstrap's apt reads none of the host's apt.conf: carry over a
-# disabled Valid-Until (a frozen mirror's expired Release files), as
-# test/dkms-suites.sh does.
-aptopts=()
-if apt-config dump Acquire::Check-Valid-Until | grep -q '"false"'; then
-	aptopts+=(--aptopt='Acquire::Check-Valid-Until "false"')
-fi
 say "mmdebstrap $suite, the builds and the install (log: $out/mmdebstrap.log, $out/inside.log)"
-if ! mmdebstrap --variant=apt "${aptopts[@]}" \
+if ! mmdebstrap --variant=apt \
 	--include=build-essential,dkms,linux-headers-amd64,ca-certificates \
 	--customize-hook="copy-in $work/src.tar.gz $work/inside.sh /" \
 	--customize-hook="upload $work/orig.tar.xz /capi-devd-$version.tar.xz" \
