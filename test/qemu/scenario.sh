@@ -94,9 +94,6 @@ others=()
 for f in "$here"/guest/scenarios-*.sh; do
 	[ "$f" = "$guest" ] || others+=(--add "$f:/capi-test/${f##*/}")
 done
-# udev's boot runs three boots' scenarios: three boots' limit (run.sh's
-# default is 300 s a boot)
-[ "$group" != udev ] || export CAPI_QEMU_TIMEOUT=${CAPI_QEMU_TIMEOUT:-900}
 CAPI_VM_MODULES=$modules CAPI_VM_APPEND="${CAPI_VM_APPEND:-}$append" \
 exec "$here/vm-test.sh" "$guest" "${others[@]}" \
 	--add "$CAPI_DEVD:/usr/sbin/capi-devd" \
