@@ -9,7 +9,10 @@
 #   of the installed linux-source-6.1 (the source kernel/build.sh builds),
 #   fetches it with its linux-headers-6.1.0-NN-amd64,
 #   linux-headers-6.1.0-NN-common and linux-kbuild-6.1 with
-#   `apt-get download` (nothing is installed) and unpacks them with
+#   `apt-get download` (nothing is installed) into the release's archive
+#   of test/debian/suite-lib.sh ($CACHE/suite/SUITE/archives, which every
+#   mmdebstrap of that release shares: a .deb the image fetched is not
+#   fetched again, nor the other way round) and unpacks them with
 #   `dpkg-deb -x` into
 #     $CACHE/stock/<version>/root          (keyed by the version)
 #   Then builds drivers/isdn/capi as the series leaves it
@@ -46,6 +49,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 self="$here/$(basename "${BASH_SOURCE[0]}")"
 say() { echo "[stock] $*" >&2; }
 die() { echo "kernel/stock.sh: error: $*" >&2; exit 1; }
+# shellcheck source=test/debian/suite-lib.sh
+. "$here/../test/debian/suite-lib.sh"
 
 fetch_only=0 force=0 print_abi=0
 while [ $# -gt 0 ]; do
@@ -90,9 +95,12 @@ headers="linux-headers-$krel"
 common="linux-headers-${krel%-amd64}-common"
 kbuild="linux-kbuild-$series"
 
-cache=${CAPI_DEVD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/capi-devd}
-case "$cache" in /*) ;; *) cache="$PWD/$cache" ;; esac
+suite_cache
 sc="$cache/stock/$ver"
+# The release whose kernel series this is (suite-lib.sh's table): its
+# archive of .debs, shared with every mmdebstrap of it.
+suite=$(suite_table | awk -v s="$series" '$3 == s { print $1; exit }')
+[ -n "$suite" ] || die "no release in the table of test/debian/suite-lib.sh has linux $series"
 mkdir -p "$sc"
 exec 9>"$sc/lock"
 if ! flock -n 9; then
@@ -104,21 +112,32 @@ fi
 root="$sc/root"
 hdir="$root/usr/src/$headers"
 if [ ! -f "$sc/.fetched" ]; then
-	say "fetching $image $headers $common $kbuild ($ver) with apt-get download"
 	rm -rf "$sc/debs" "$root"
 	mkdir -p "$sc/debs"
-	# _apt may not enter the cache: download as root without the warning
-	if ! (cd "$sc/debs" && apt-get download -q -o APT::Sandbox::User=root \
-		"$image=$ver" "$headers=$ver" "$common=$ver" "$kbuild=$ver") >"$sc/fetch.log" 2>&1; then
-		cat "$sc/fetch.log" >&2
-		die "apt-get download of $image $headers $common $kbuild version $ver failed (above).
-  Fix: network access to Debian's archive, apt-get update"
-	fi
+	# In $suite's archive already (the image's mmdebstrap, an earlier run)?
+	archive="$cache/suite/$suite/archives"
+	mkdir -p "$archive"
+	have_deb() { local f; for f in "$archive/${1}_"*.deb; do
+		[ -f "$f" ] && [ "$(dpkg-deb -f "$f" Version)" = "$ver" ] && { echo "$f"; return 0; }; done; return 1; }
+	want=()
 	for p in "$image" "$headers" "$common" "$kbuild"; do
-		deb=$(ls "$sc/debs/${p}_"*.deb 2>/dev/null | head -n1)
-		[ -n "$deb" ] || die "apt-get download left no $p .deb in $sc/debs"
-		v=$(dpkg-deb -f "$deb" Version)
-		[ "$v" = "$ver" ] || die "$deb has version $v, not $ver"
+		have_deb "$p" >/dev/null || want+=("$p=$ver")
+	done
+	if [ ${#want[@]} -gt 0 ]; then
+		say "fetching ${want[*]} with apt-get download into $archive"
+		# _apt may not enter the cache: download as root without the warning
+		if ! (cd "$sc/debs" && apt-get download -q -o APT::Sandbox::User=root "${want[@]}") >"$sc/fetch.log" 2>&1; then
+			cat "$sc/fetch.log" >&2
+			die "apt-get download of ${want[*]} failed (above).
+  Fix: network access to Debian's archive, apt-get update"
+		fi
+		# into the archive by a rename, under its lock (suite_archive)
+		( flock 7; for f in "$sc"/debs/*.deb; do
+			[ -e "$archive/${f##*/}" ] || mv "$f" "$archive/${f##*/}"; done ) 7>"$cache/suite/$suite/archives.lock"
+	fi
+	say "unpacking $image $headers $common $kbuild ($ver) from $archive ($(( 4 - ${#want[@]} )) of 4 were there)"
+	for p in "$image" "$headers" "$common" "$kbuild"; do
+		deb=$(have_deb "$p") || die "apt-get download left no $p .deb of version $ver (in $archive)"
 		dpkg-deb -x "$deb" "$root" || die "dpkg-deb -x $deb failed"
 	done
 	[ -f "$root/boot/vmlinuz-$krel" ] || die "$image holds no /boot/vmlinuz-$krel"

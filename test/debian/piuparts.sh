@@ -48,6 +48,7 @@ mkdir -p "$ic"
 lists=$(suite_lists "$suite")
 key=$(printf '%s\n' "$suite" "$src" "$lists" "$(sha256sum <"$self")" | sha256sum | cut -c1-16)
 base="$ic/base-$suite-$key.tar.gz"
+exec 8>"$ic/base-$suite.lock"; flock 8	# one build of a base at a time
 if [ ! -f "$base" ]; then
 	printf '%s\n' "$src" >"$ic/base-$suite.list"
 	suite_archive "$suite"
@@ -57,6 +58,7 @@ if [ ! -f "$base" ]; then
 	mv "$base.tmp.tar.gz" "$base"
 	find "$ic" -maxdepth 1 -name "base-$suite-*.tar.gz" ! -name "${base##*/}" -delete
 fi
+exec 8>&-
 
 extra=()
 [ -z "$security" ] || extra=(--extra-repo "deb $security $suite-security main")

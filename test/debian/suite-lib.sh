@@ -134,18 +134,25 @@ suite_done() {
 # .deb once for every chroot, image and base tarball of SUITE.  Put them
 # after the caller's customize hooks: the last one copies the archives out
 # (essential/unlink skipped: the essential .debs stay there till then;
-# mmdebstrap's cleanup empties the chroot's archives after it).
+# mmdebstrap's cleanup empties the chroot's archives after it).  The copy
+# out holds $cache/suite/SUITE/archives.lock and adds only the .debs the
+# archive lacks, each by a rename: builds of SUITE side by side (the
+# image, piuparts' base, a chroot build) never see half a .deb.
 # mmdebstrap's apt reads none of the host's apt.conf: a disabled
 # Valid-Until there (a frozen mirror, whose sid and -security Release
 # files expire) is carried over too.
 suite_archive() {
-	local a="$cache/suite/$1/archives"
+	local d="$cache/suite/$1" a="$cache/suite/$1/archives"
 	mkdir -p "$a"
 	# shellcheck disable=SC2016,SC2034
 	suite_archive_opts=(--skip=essential/unlink
 		--setup-hook='mkdir -p "$1"/var/cache/apt/archives/'
 		--setup-hook="sync-in $a /var/cache/apt/archives/"
-		--customize-hook="sync-out /var/cache/apt/archives $a")
+		--customize-hook="flock '$d/archives.lock' sh -c 'cd \"\$1\"/var/cache/apt/archives || exit 1
+			for f in *.deb; do
+				[ -f \"\$f\" ] && [ ! -e \"\$2/archives/\$f\" ] || continue
+				cp \"\$f\" \"\$2/.\$f.tmp\" && mv \"\$2/.\$f.tmp\" \"\$2/archives/\$f\" || exit 1
+			done' sync-out \"\$1\" '$d'")
 	if apt-config dump Acquire::Check-Valid-Until | grep -q '"false"'; then
 		suite_archive_opts+=(--aptopt='Acquire::Check-Valid-Until "false"')
 	fi

@@ -8,17 +8,20 @@
 # capi-devd.service and the libcapi20 client capi-call, and runs
 # guest/scenarios-GROUP.sh inside; prints its TAP.  test/README.md says
 # which scenarios each group runs.
-#   udev    udevd + rules + capi-devd --source=udev
+#   udev    udevd + rules + capi-devd --source=udev; its boot runs ttyfix's
+#           and pppd's scenarios too (make check: test/qemu/t-udev.sh)
 #   kernel  udevd masked, capi-devd --source=kernel
 #   prefix  the pre-fix fixture build of kernelcapi
-#   pppd    as udev: two pppd over a switched call (guest/pppd-lib.sh)
+#   pppd    as udev: two pppd over a switched call (guest/pppd-lib.sh),
+#           alone (its scenarios are in udev's boot)
 #   demo    as udev: a few calls, the names, --verify, pppd (./demo.sh)
-#   ttyfix  as udev: the middleware ttys' receive path and lifetime
+#   ttyfix  as udev: the middleware ttys' receive path and lifetime, alone
 #   stock-udev, stock-kernel  as udev and kernel, on Debian's own kernel
 #           (CAPI_KERNEL_KIND=stock, kernel/stock.sh; test/qemu/t-stock.sh)
 # Every guest/scenarios-*.sh is in the guest as /capi-test/scenarios-*.sh,
 # so that a boot's script can source another's scenarios (DEFINE_ONLY=1).
-# pppd, demo and stock-udev also get guest/pppd-lib.sh and pppd's tools.
+# udev, pppd, demo and stock-udev also get guest/pppd-lib.sh and pppd's
+# tools; udev and ttyfix ldisc-switch.
 # CAPI_DEVD, CAPI_CALL and SEND_UEVENT name the built binaries (make check
 # sets them).  CAPI_SCENARIOS="5 10" runs only those scenarios (after the
 # group's setup); a group that has none of them is skipped.
@@ -56,11 +59,12 @@ case $group in
 stock-*) export CAPI_KERNEL_KIND=stock ;;
 esac
 case $group in
-udev) ppp=() ;;
-ttyfix)
+udev|ttyfix)
 	# scenario 32's failslab takes only caches marked at boot
 	[ "${CAPI_KERNEL_DEBUG:-0}" != 1 ] || append="$append slub_debug=A,kmalloc-2k"
-	ppp=(--add "${LDISC_SWITCH:?set LDISC_SWITCH to the built test/qemu/ldisc-switch (make check does)}:/usr/bin/ldisc-switch") ;;
+	ldisc=(--add "${LDISC_SWITCH:?set LDISC_SWITCH to the built test/qemu/ldisc-switch (make check does)}:/usr/bin/ldisc-switch")
+	# udev runs ttyfix's and pppd's scenarios too (one boot, issue 29)
+	if [ "$group" = ttyfix ]; then ppp=("${ldisc[@]}"); else ppp+=("${ldisc[@]}"); fi ;;
 pppd|demo|stock-udev) ;;
 kernel|stock-kernel)
 	ppp=()

@@ -27,10 +27,12 @@
 #   scenario "pppd, the answerer hangs up"; pppd_answerer_hangs_up
 #   finish
 # (guest/scenarios-pppd.sh is that script, as scenarios 15 and 16; another
-# boot can take them with DEFINE_ONLY=1 . /capi-test/scenarios-pppd.sh,
-# pppd_setup in its setup, and 15 16 on its run_scenarios line.)
+# boot takes them with DEFINE_ONLY=1 . /capi-test/scenarios-pppd.sh and
+# 15 16 on its run_scenarios line, as guest/scenarios-udev.sh does: each
+# scenario calls pppd_setup itself.)
 #
-#   pppd_setup               once: /etc/ppp/options, the two namespaces
+#   pppd_setup               /etc/ppp/options, the two namespaces; the
+#                            second and later calls of a boot do nothing
 #   pppd_caller_hangs_up     a round with ping -c 100 and a 1 MiB transfer
 #                            whose caller's client hangs up (CAPI), then a
 #                            round whose caller's pppd ends it (LCP, then
@@ -53,7 +55,10 @@ PPP_DIR=/tmp/pppd
 PPP_OPTS="sync nodetach noauth local nocrtscts nodefaultroute noccp noipv6
 	lcp-echo-interval 0 debug"
 
-pppd_setup() {	# once per boot
+PPP_SETUP_DONE=0
+pppd_setup() {	# once per boot: later calls return at once
+	[ "$PPP_SETUP_DONE" = 0 ] || return 0
+	PPP_SETUP_DONE=1
 	mkdir -p /etc/ppp "$PPP_DIR"
 	# Debian's options file asks for auth, lock, crtscts ...: empty it
 	: >/etc/ppp/options

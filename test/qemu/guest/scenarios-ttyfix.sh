@@ -4,7 +4,8 @@
 # (--source=udev), the patched kernel.  The middleware ttys' receive path
 # and lifetime (kernel patches 1 and 3-5): reopen after n_tty throttled, a minor
 # reused while a hung-up tty is held, failed allocations during a stream.
-# The scenarios: test/README.md.
+# The scenarios: test/README.md.  guest/scenarios-udev.sh runs them in
+# its boot (make check); this script boots them alone (scenario.sh ttyfix).
 # shellcheck source=test/qemu/guest/scenario-lib.sh
 . /capi-test/scenario-lib.sh
 boot "middleware ttys: throttle, minor reuse, receive faults"

@@ -2,8 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Runs INSIDE the test VM: udevd with 50-capi.rules, capi-devd.service
 # (--source=udev), the patched kernel.  The scenarios: test/README.md.
+# The boots whose setup is this one's share it (issue 29): the middleware
+# ttys' scenarios (scenarios-ttyfix.sh) and pppd's (scenarios-pppd.sh) run
+# here too, each leaving the system as the setup left it.  Those scripts
+# are sourced first, for their scenario_N (their setup is replaced below).
 # shellcheck source=test/qemu/guest/scenario-lib.sh
 . /capi-test/scenario-lib.sh
+# shellcheck source=test/qemu/guest/scenarios-ttyfix.sh
+DEFINE_ONLY=1 . /capi-test/scenarios-ttyfix.sh
+# shellcheck source=test/qemu/guest/scenarios-pppd.sh
+DEFINE_ONLY=1 . /capi-test/scenarios-pppd.sh
 boot "udevd + rules + capi-devd"
 
 setup() {
@@ -224,4 +232,4 @@ scenario_18() {
 	check "capi-devd is back" systemctl -q is-active capi-devd.service
 }
 
-run_scenarios 1 10 4 5 7 9 13 18
+run_scenarios 1 10 4 5 7 9 13 18 30 31 32 33 15 16
