@@ -20,6 +20,10 @@
  * close must return within CLOSE_MAX_MS; once the drain is killed, the
  * hangup and everything else must go on.
  *
+ * (Finding 4) A connection gets at most the application's window of
+ * DATA_B3_INDs it has not answered, however the controller counts:
+ * see data_window().
+ *
  * Output is TAP; exit status 0 when all passed.
  */
 #ifndef _GNU_SOURCE
@@ -382,6 +386,71 @@ static void close_waits_for_no_tty(void)
 	close(tty);
 }
 
+/*
+ * Finding 4: a connection gets at most the application's window of
+ * DATA_B3_INDs that it has not answered.  capisim counts its
+ * unacknowledged DATA_B3_INDs per connection and takes any DATA_B3_RESP
+ * as an answer, whatever its Data handle: answers with handles that
+ * no DATA_B3_IND had make it send more than the window.  The kernel must
+ * count only the answers whose handle matches, and drop the rest.
+ */
+#define WINDOW	7
+#define SENT	10
+
+static void data_window(void)
+{
+	int fd = open(dev, O_RDWR), got = 0, i, saved_fd = capifd;
+	uint16_t saved_applid = applid, saved_msgnum = msgnum;
+	uint16_t handles[SENT];
+	struct pollfd p;
+	struct msg m;
+	uint32_t ncci;
+	char data[8];
+
+	if (fd < 0)
+		bail("open %s", dev);
+	capifd = fd;
+	r_applid(fd);
+	ncci = call_out("5550902");
+	if (ncci == 0xffffffff)
+		bail("no call");
+	for (i = 0; i < SENT; i++) {
+		snprintf(data, sizeof(data), "win%d", i);
+		if (data_req(ncci, 100 + i, data, strlen(data)))
+			bail("DATA_B3_REQ");
+	}
+	/* answers for DATA_B3_INDs that never were, once 7 came */
+	for (;;) {
+		p = (struct pollfd){ .fd = capifd, .events = POLLIN };
+		if (poll(&p, 1, got >= WINDOW ? 1500 : WAIT_MS) != 1)
+			break;
+		if (read(capifd, m.b, sizeof(m.b)) < 12)
+			bail("read");
+		if (m.b[4] != C_DATA_B3 || m.b[5] != IND)
+			continue;
+		if (got < SENT)
+			handles[got] = get16(m.b + 18);
+		if (++got == WINDOW)
+			for (i = 0; i < SENT - WINDOW; i++) {
+				start(&m, C_DATA_B3, RESP, ncci);
+				put16(&m, 0xfff0 + i);
+				send_msg(&m);
+			}
+	}
+	check(got == WINDOW,
+	      "DATA_B3_INDs not answered on one connection: %d (window %d; the controller sent %d, %d of them after answers with unknown Data handles)",
+	      got, WINDOW, SENT, SENT - WINDOW);
+	for (i = 0; i < got && i < SENT; i++) {
+		start(&m, C_DATA_B3, RESP, ncci);
+		put16(&m, handles[i]);
+		send_msg(&m);
+	}
+	close(fd);
+	capifd = saved_fd;
+	applid = saved_applid;
+	msgnum = saved_msgnum;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned int flags = CAPIFLAG_HIGHJACKING;
@@ -409,6 +478,7 @@ int main(int argc, char **argv)
 		bail("CAPI_SET_FLAGS");
 
 	close_waits_for_no_tty();
+	data_window();
 
 	t0 = now_ms();
 	close(capifd);

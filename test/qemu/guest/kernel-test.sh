@@ -167,7 +167,8 @@ else
 fi
 # 15c: capi-regress, issue 27's kernel findings that capisim-smoke does
 # not reach: a close() of /dev/capi20 does not wait for a tty whose line
-# discipline is being changed while data for it come in (finding 1)
+# discipline a hangup waits for while data for it come in (finding 1); a
+# connection gets no more unanswered DATA_B3_INDs than its window (finding 4)
 if [ $has_capisim = 1 ] && loaded capisim; then
 	if out=$(capi-regress 2>&1); then
 		pass "capi-regress: $(grep -c '^ok' <<<"$out") checks passed"
