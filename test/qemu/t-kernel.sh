@@ -11,8 +11,10 @@
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 : "${CAPISIM_SMOKE:?set CAPISIM_SMOKE to the built test/qemu/capisim-smoke (make check does)}"
 : "${CAPISIM_LISTEN:?set CAPISIM_LISTEN to the built test/qemu/capisim-listen (make check does)}"
+: "${CAPI_REGRESS:?set CAPI_REGRESS to the built test/qemu/capi-regress (make check does)}"
 exec "$here/vm-test.sh" "$here/guest/kernel-test.sh" \
 	--add "$CAPISIM_SMOKE:/usr/bin/capisim-smoke" \
 	--add "$CAPISIM_LISTEN:/usr/bin/capisim-listen" \
+	--add "$CAPI_REGRESS:/usr/bin/capi-regress" \
 	--add "$here/guest/tracepoint-check:/capi-test/tracepoint-check" \
 	--add "$here/guest/tracepoints.spec:/capi-test/tracepoints.spec" "$@"
