@@ -191,6 +191,8 @@ struct capisim_chan {
 	enum capisim_malform malform;
 	/* fault injection: DATA_B3_REQs still to refuse, see sendqueuefull */
 	unsigned int sendqueuefull;
+	/* fault injection: DATA_B3_INDs still to send past the window */
+	unsigned int overrun;
 	unsigned long tx_frames, tx_bytes;	/* DATA_B3_REQ */
 	unsigned long rx_frames, rx_bytes;	/* DATA_B3_IND */
 	unsigned long dropped;
@@ -642,6 +644,7 @@ static struct capisim_chan *capisim_chan_alloc(struct capisim_ctrl *cs,
 		ch->dropped = 0;
 		ch->malform = MALFORM_NONE;
 		ch->sendqueuefull = 0;
+		ch->overrun = 0;
 		ch->flood = 0;
 		return ch;
 	}
@@ -663,6 +666,7 @@ static void capisim_ncci_free(struct capisim_ctrl *cs, struct capisim_chan *ch)
 	/* faults injected on the NCCI go with it */
 	ch->malform = MALFORM_NONE;
 	ch->sendqueuefull = 0;
+	ch->overrun = 0;
 	ch->flood = 0;
 }
 
@@ -994,7 +998,8 @@ static void capisim_echo_push(struct capisim_ctrl *cs, struct capisim_chan *ch)
 			__skb_queue_tail(&cs->txq, capisim_echo_dequeue(ch));
 			continue;
 		}
-		if (ch->nstate != NCCI_ACTIVE || ch->unacked >= ap->window)
+		if (ch->nstate != NCCI_ACTIVE ||
+		    (ch->unacked >= ap->window && !ch->overrun))
 			break;
 		if (skb) {
 			skb = capisim_echo_dequeue(ch);
@@ -1013,7 +1018,10 @@ static void capisim_echo_push(struct capisim_ctrl *cs, struct capisim_chan *ch)
 		CAPIMSG_SETMSGID(skb->data, cs->msgnum++);
 		ch->rx_frames++;
 		ch->rx_bytes += CAPIMSG_DATALEN(skb->data);
-		if (ch->malform) {
+		if (ch->unacked >= ap->window) {
+			/* past the window (overrun): not counted, its RESP stray */
+			ch->overrun--;
+		} else if (ch->malform) {
 			capisim_spoil(skb, ch->malform);
 			ch->malform = MALFORM_NONE;
 		} else {
@@ -2364,6 +2372,41 @@ static ssize_t capisim_sendqueuefull_write(struct file *file,
 }
 
 /*
+ * "NCCI N": the next N DATA_B3_INDs on NCCI go out even when the
+ * application's window is full, as from a controller that does not keep
+ * to it.  They take no place in the window, so a DATA_B3_RESP for one is
+ * stray.
+ */
+static ssize_t capisim_overrun_write(struct file *file,
+				     const char __user *ubuf,
+				     size_t count, loff_t *ppos)
+{
+	struct capisim_ctrl *cs = file->private_data;
+	struct capisim_chan *ch;
+	unsigned long flags;
+	u32 adr, n = 0;
+	ssize_t ret;
+
+	ret = capisim_get_addr(ubuf, count, &adr, &n, 1000);
+	if (ret)
+		return ret;
+
+	spin_lock_irqsave(&cs->lock, flags);
+	ch = capisim_find_ncci(cs, 0, adr);
+	if (!ch) {
+		ret = -ENOENT;
+	} else {
+		ch->overrun = n;
+		capisim_echo_push(cs, ch);
+		ret = count;
+	}
+	spin_unlock_irqrestore(&cs->lock, flags);
+	if (ret > 0)
+		schedule_work(&cs->tx_work);
+	return ret;
+}
+
+/*
  * "NCCI N [LEN]": N DATA_B3_INDs of LEN bytes (default 64) on NCCI, as
  * fast as the application's window lets them go.  "NCCI 0" stops it.
  */
@@ -2685,6 +2728,13 @@ static const struct file_operations capisim_sendqueuefull_fops = {
 	.llseek = CAPISIM_NO_LLSEEK,
 };
 
+static const struct file_operations capisim_overrun_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = capisim_overrun_write,
+	.llseek = CAPISIM_NO_LLSEEK,
+};
+
 static const struct file_operations capisim_flood_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
@@ -2717,6 +2767,8 @@ static void capisim_debugfs_init(struct capisim_ctrl *cs)
 			    &capisim_malform_fops);
 	debugfs_create_file("sendqueuefull", 0200, cs->debugfs, cs,
 			    &capisim_sendqueuefull_fops);
+	debugfs_create_file("overrun", 0200, cs->debugfs, cs,
+			    &capisim_overrun_fops);
 	debugfs_create_file("flood", 0200, cs->debugfs, cs,
 			    &capisim_flood_fops);
 	debugfs_create_file("stray", 0200, cs->debugfs, cs,
