@@ -19,7 +19,7 @@ export LINUX_SOURCE_PKG=linux-source-6.1
 "$top/kernel/export-debian.sh" --check "$work/out" >"$work/log" 2>&1
 r=$?
 diag <"$work/log"
-check "export-debian.sh --check: the fixes apply with fuzz 0 and give the series' result (exit $r)" test $r = 0
+check "export-debian.sh --check: the fixes apply with fuzz 0 and change the tree as the series' files do (exit $r)" test $r = 0
 nfix=$(grep -l '^Cc: stable@vger\.kernel\.org' "$top"/kernel/patches/[0-9]*.patch | wc -l)
 check "the series fragment names each of the $nfix fixes, none of the features" \
 	test "$(grep -c '^bugfix/all/capi-.*\.patch$' "$work/out/series")" = "$nfix"
