@@ -151,7 +151,7 @@ libcapi20_pkg() {
 		awk '$1 == "ii" { print $2, $3; exit }'
 }
 # release_major: 12, 13, ...; testing and unstable have no VERSION_ID: 99
-release_major() { (. /etc/os-release && v=${VERSION_ID%%.*} && echo "${v:-99}"); }
+release_major() { (. /etc/os-release && v=${VERSION_ID:-} && v=${v%%.*} && echo "${v:-99}"); }
 systemd_version() { systemctl --version | sed -n '1s/^systemd \([0-9]*\).*/\1/p'; }
 stock_kernelcapi_again() { [ "$(modinfo -n kernelcapi 2>/dev/null)" = "$stock_kernelcapi" ]; }
 # the installed unit and rules file, wherever the release puts them

@@ -37,6 +37,9 @@
 #     OUTDIR/compat.h          kernel/dkms/linux-7/compat.h: the API changes
 #                              since 6.12, by kernel version (Kbuild
 #                              includes it before each file)
+#     kernel/dkms/linux-7/patches/*.patch, applied after the series: the
+#                              changes compat.h cannot make (recorded in
+#                              PROVENANCE as patches)
 #   and its dkms.conf is for kernels 7.* (BUILD_EXCLUSIVE_KERNEL).
 #   Without --tree, the tree is the series' own (6.1 or 6.12), for the
 #   kernels of that series only.
@@ -82,6 +85,15 @@ case "$tree" in
 	extra=("$here/linux-$tree/headers" "$here/linux-$tree/compat.h") ;;
 *) die "--tree $tree: only 7 (the kernels after the removal) is known" ;;
 esac
+# the tree's own patches, applied after the series: what the kernel API
+# of its range needs that compat.h cannot do (kernel/dkms/linux-TREE/patches/)
+tpatches=()
+if [ -n "$tree" ]; then
+	for p in "$here/linux-$tree"/patches/*.patch; do
+		[ -f "$p" ] && tpatches+=("${p#"$kdir"/}")
+	done
+	extra+=("${tpatches[@]/#/$kdir/}")
+fi
 series=$(series_file "$pkg")
 [ -f "$series" ] || die "no $series"
 series_read "$series" || die "bad series (above)"
@@ -140,12 +152,12 @@ fi
 	for h in "${hdrs[@]}"; do
 		echo "file $h $(sha256sum <"$srctree/$h" | cut -d' ' -f1)"
 	done
-	for p in "${patches[@]}"; do echo "patch $p $(sha256sum <"$kdir/$p" | cut -d' ' -f1)"; done
+	for p in "${patches[@]}" "${tpatches[@]}"; do echo "patch $p $(sha256sum <"$kdir/$p" | cut -d' ' -f1)"; done
 	while read -r f _; do echo "own $f $(sha256sum <"$kdir/$f" | cut -d' ' -f1)"; done < <(series_overlay_list)
 } >"$tmp/PROVENANCE"
 # git apply outside any repository (GIT_CEILING_DIRECTORIES stops the
 # search at $tmp's parent), only the hunks under drivers/isdn/capi/
-for p in "${patches[@]}"; do
+for p in "${patches[@]}" "${tpatches[@]}"; do
 	(cd "$tmp" && GIT_CEILING_DIRECTORIES=$(dirname "$tmp") \
 		git apply --include='drivers/isdn/capi/*' --whitespace=nowarn "$kdir/$p") ||
 		die "kernel/$p does not apply to drivers/isdn/capi of $srctree"
