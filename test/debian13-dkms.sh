@@ -40,8 +40,10 @@ if check "dpkg-buildpackage in Debian 13 builds capi-devd and capisim-dkms" debs
 else
 	{ grep -E '(^|: )(error|E):' "$o/inside.log" | head -n 20; tail -n 20 "$o/inside.log"; } | diag
 fi
+# /usr/src/capisim-VERSION: VERSION joins the trees' versions with "+",
+# 6.12's is 6.12.N-capi.HASH
 check "capisim-dkms built there carries the 6.12 tree" \
-	grep -q 'capisim-6\.12\.' "$o/usr-src"
+	grep -qE '^capisim-(.*\+)?6\.12\.[0-9]+-capi\.' "$o/usr-src"
 diag "dkms status: $(cat "$o/dkms-status" 2>/dev/null)"
 for m in kernelcapi capisim; do
 	if ! check "DKMS built and installed $m.ko for $abi" grep -q "^/lib/modules/$abi/updates/dkms/$m\.ko" "$o/modinfo"; then
