@@ -146,6 +146,16 @@ gcc --version | head -n1 >/out/gcc
 EOF
 chmod +x "$work/inside.sh"
 
+# What the install left running in the chroot keeps its /dev/pts busy,
+# and mmdebstrap's cleanup then fails: each such process is named in the
+# log and stopped.  In sid, dkms 3.2's progress loop leaves its last
+# "sleep 3" behind the build it waited for.
+# shellcheck disable=SC2016 # for the hook's shell
+reap_hook='for p in /proc/[0-9]*; do
+	[ "$(readlink "$p/root" 2>/dev/null)" = "$1" ] || continue
+	echo "chroot-debs: left running in the chroot: ${p#/proc/} $(tr "\0" " " <"$p/cmdline")"
+	kill "${p#/proc/}" 2>/dev/null
+done; sleep 2'
 say "mmdebstrap $suite, the builds and the install (log: $out/mmdebstrap.log, $out/inside.log)"
 if ! mmdebstrap --variant=apt \
 	--include=build-essential,dkms,linux-headers-amd64,ca-certificates \
@@ -153,6 +163,7 @@ if ! mmdebstrap --variant=apt \
 	--customize-hook="upload $work/orig.tar.xz /capi-devd-$version.tar.xz" \
 	--customize-hook='mkdir -p "$1/out"' \
 	--customize-hook='chroot "$1" /inside.sh || true' \
+	--customize-hook="$reap_hook" \
 	--customize-hook="sync-out /out $out" \
 	"${suite_archive_opts[@]}" \
 	"$suite" /dev/null "$srcl" >"$out/mmdebstrap.log" 2>&1; then
