@@ -82,8 +82,9 @@ check "capi/8, not made by capi-devd (mode 0600), stays" test -c "$ROOT/dev/capi
 proc_devices 242 'capi!'	# the driver, reloaded, has another major
 sysdev tty 'capi!7' 242 7 capi/7
 kill -HUP "$pid"
-check "tty 7 back on major 242: its node is char 242:7" \
-	wait_for 10 test "$(stat -c '%t:%T' "$ROOT/dev/capi/7" 2>/dev/null)" = f2:7
+# (a function: wait_for must read the node again on each try)
+capi7_is_242_7() { test "$(stat -c '%t:%T' "$ROOT/dev/capi/7" 2>/dev/null)" = f2:7; }
+check "tty 7 back on major 242: its node is char 242:7" wait_for 10 capi7_is_242_7
 kill -TERM "$pid"
 wait_for 10 gone "$pid" || kill -KILL "$pid"
 wait "$pid"
