@@ -2342,12 +2342,13 @@ static ssize_t capisim_malform_write(struct file *file,
 }
 
 /*
- * "NCCI N": the next N DATA_B3_REQs on NCCI are refused with
- * CAPI_SENDQUEUEFULL, as by a controller whose queue is full.
+ * "NCCI N" (N at most 1000) into the fault counter of NCCI at offset
+ * @field of struct capisim_chan; with @push, what the channel may now
+ * send goes out at once.
  */
-static ssize_t capisim_sendqueuefull_write(struct file *file,
-					   const char __user *ubuf,
-					   size_t count, loff_t *ppos)
+static ssize_t capisim_ncci_count_write(struct file *file,
+					const char __user *ubuf, size_t count,
+					size_t field, bool push)
 {
 	struct capisim_ctrl *cs = file->private_data;
 	struct capisim_chan *ch;
@@ -2364,11 +2365,28 @@ static ssize_t capisim_sendqueuefull_write(struct file *file,
 	if (!ch) {
 		ret = -ENOENT;
 	} else {
-		ch->sendqueuefull = n;
+		*(unsigned int *)((u8 *)ch + field) = n;
+		if (push)
+			capisim_echo_push(cs, ch);
 		ret = count;
 	}
 	spin_unlock_irqrestore(&cs->lock, flags);
+	if (ret > 0 && push)
+		schedule_work(&cs->tx_work);
 	return ret;
+}
+
+/*
+ * "NCCI N": the next N DATA_B3_REQs on NCCI are refused with
+ * CAPI_SENDQUEUEFULL, as by a controller whose queue is full.
+ */
+static ssize_t capisim_sendqueuefull_write(struct file *file,
+					   const char __user *ubuf,
+					   size_t count, loff_t *ppos)
+{
+	return capisim_ncci_count_write(file, ubuf, count,
+					offsetof(struct capisim_chan,
+						 sendqueuefull), false);
 }
 
 /*
@@ -2381,29 +2399,9 @@ static ssize_t capisim_overrun_write(struct file *file,
 				     const char __user *ubuf,
 				     size_t count, loff_t *ppos)
 {
-	struct capisim_ctrl *cs = file->private_data;
-	struct capisim_chan *ch;
-	unsigned long flags;
-	u32 adr, n = 0;
-	ssize_t ret;
-
-	ret = capisim_get_addr(ubuf, count, &adr, &n, 1000);
-	if (ret)
-		return ret;
-
-	spin_lock_irqsave(&cs->lock, flags);
-	ch = capisim_find_ncci(cs, 0, adr);
-	if (!ch) {
-		ret = -ENOENT;
-	} else {
-		ch->overrun = n;
-		capisim_echo_push(cs, ch);
-		ret = count;
-	}
-	spin_unlock_irqrestore(&cs->lock, flags);
-	if (ret > 0)
-		schedule_work(&cs->tx_work);
-	return ret;
+	return capisim_ncci_count_write(file, ubuf, count,
+					offsetof(struct capisim_chan, overrun),
+					true);
 }
 
 /*
