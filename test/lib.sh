@@ -17,7 +17,10 @@ FIX="$TESTDIR/fixtures"
 [ "$(id -u)" = 0 ] || skip_all "these tests make device nodes (mknod): run make check as root"
 
 ROOT=$(mktemp -d "${TMPDIR:-/tmp}/capi-devd-test.XXXXXX")
-trap 'rm -rf "$ROOT"' EXIT
+# Only the test's own shell removes it: a subshell that a signal ends runs
+# the EXIT trap too (bash), and a stray kill (a pid reused on a busy
+# machine) once took a running test's root away that way.
+trap '[ "$BASHPID" != "$$" ] || rm -rf "$ROOT"' EXIT
 mkdir -p "$ROOT/dev" "$ROOT/sys" "$ROOT/proc"
 # The root's /proc/devices names the CAPI tty driver's major: 240 for the
 # modern driver ("capi!"), 241 for the pre-fix one ("capi").  A test that

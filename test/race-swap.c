@@ -10,6 +10,12 @@
  * the missing name (the daemon removed our bait, as it may); without, the
  * entry that is left moves to the other name, so it comes and goes.
  * Prints "ready" on stdout when it starts, the number of swaps at the end.
+ *
+ * When the time is up it stops swapping but does not exit: it waits for
+ * SIGTERM (or its parent's death), so that the caller's kill reaches this
+ * process.  A process that has exited and been reaped frees its pid, and
+ * on a busy machine (pid_max 32768, a kernel build beside) another
+ * process soon has it: a kill by pid then hits that one instead.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -43,6 +50,7 @@ static long long now_ms(void)
 int main(int argc, char **argv)
 {
 	struct pair *p;
+	sigset_t term, old;
 	long long end, swaps = 0;
 	int dfd, i, n;
 
@@ -73,6 +81,9 @@ int main(int argc, char **argv)
 			*p[i].bait++ = '\0';
 	}
 	signal(SIGTERM, on_term);
+	/* Never outlive the test that started us, whatever happens to it. */
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() == 1)
+		return 2;
 	printf("ready\n");
 	fflush(stdout);
 
@@ -96,5 +107,13 @@ int main(int argc, char **argv)
 		}
 	}
 	printf("%lld\n", swaps);
+	fflush(stdout);
+	/* Time is up: wait to be stopped (SIGALRM ends it after an hour). */
+	alarm(3600);
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	sigprocmask(SIG_BLOCK, &term, &old);
+	while (!stop)
+		sigsuspend(&old);
 	return 0;
 }

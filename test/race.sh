@@ -41,6 +41,14 @@ scratch() {
 	mkdir -m 0700 "$R/outside/vdir"
 	outside >"$R/outside.before"
 }
+# A file the scenario needs, checked: a failed write (a full disk) must
+# not pass for a file the daemon lost.  Runs where stdout is the events.
+precious() {	# precious FILE UNIT
+	printf 'precious %s\n' "$2" >"$1" && [ -s "$1" ] && return 0
+	echo "race.sh: setup: cannot write $1" >&2
+	df -h "$ROOT" >&2
+	exit 1
+}
 # Everything about the victims: type, mode, owner, links, size, content.
 outside() {
 	(cd "$R/outside" && find . -printf '%y %m %U:%G %n %s %P -> %l\n' | sort &&
@@ -52,7 +60,9 @@ swap_start() {	# swap_start DIR NAME:PARK[:BAIT]...
 	spid=$!
 	for _ in $(seq 500); do grep -q ready "$R/swaps" && break; sleep 0.01; done
 }
-swap_stop() { kill -TERM "$spid" 2>/dev/null; wait "$spid"; }
+# The swapper waits for this kill after its time is up (race-swap.c): its
+# pid cannot have gone to another process yet.
+swap_stop() { kill -TERM "$spid"; wait "$spid"; }
 race_devd() {	# race_devd EVENTS [OPTIONS]: replay into $R
 	"$CAPI_DEVD" --root="$R" --group="$GID" --mode=0660 --replay="$1" "${@:2}" 2>>"$R/log"
 }
@@ -104,6 +114,11 @@ files_kept() {	# files_kept WHAT
 		pass "$1: all $K raced regular files are kept"
 	else
 		fail "$1: all $K raced regular files are kept (only $kept)"
+		{ echo "what is left in the dev root, by type:"
+		  find "$R/dev" -mindepth 1 -printf '%y\n' | sort | uniq -c
+		  find "$R/dev" -mindepth 1 -printf '%y %s %P -> %l\n' | head -20
+		  df -h "$R"
+		  echo "the daemon's last warnings:"; tail -20 "$R/log"; } | diag
 	fi
 }
 
@@ -168,7 +183,7 @@ unlink_unit() {
 	local nn
 	nn=$(printf %02d "$1")
 	ln -s "capi/$1" "$R/dev/capi20.$nn"
-	echo "precious $1" >"$R/dev/.f$nn"
+	precious "$R/dev/.f$nn" "$1"
 	pairs+=("capi20.$nn:.f$nn:capi/$1")
 	ev remove "capi/$1" 240 "$1"
 }
@@ -186,7 +201,7 @@ link_unit() {
 	mknod -m 0660 "$R/dev/capi/$1" c 240 "$1"
 	chgrp "$GID" "$R/dev/capi/$1"
 	ln -s "capi/999$1" "$R/dev/capi20.$nn"
-	echo "precious $1" >"$R/dev/.f$nn"
+	precious "$R/dev/.f$nn" "$1"
 	pairs+=("capi20.$nn:.f$nn")
 	ev add "capi/$1" 240 "$1"
 }
