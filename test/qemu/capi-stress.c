@@ -36,8 +36,9 @@
  * malformed DATA_B3_INDs and "send queue full".
  *
  * Every worker arms alarm(BOUND) around each system call: one that does
- * not return in time ends the worker with status 3 ("stuck").  At the end
- * the workers are stopped (SIGTERM, then BOUND seconds to exit); one
+ * not return in time ends the worker with status 3 ("stuck").  At the end,
+ * once the good streams are over (all back, or BOUND seconds without a
+ * byte), the workers are stopped (SIGTERM, then BOUND seconds to exit); one
  * that is still there is reported with its state and wchan (D: in the
  * kernel, uninterruptible).  Then every call is cleared and capisim must
  * list no connection and hold no data.
@@ -152,12 +153,15 @@ static struct call calls[MAXCALLS];
 /*
  * Shared between the application and the workers: the tty unit of each
  * call (a redial changes it), and since when its worker is in a system
- * call (0: it is not), for the watchdog.
+ * call (0: it is not), for the watchdog; for a good worker, when its echo
+ * last brought bytes back and whether its stream is over.
  */
 struct shared {
 	int unit;
 	long long since;
 	char name[16];
+	long long progress;
+	int done;
 };
 static volatile struct shared *units;
 static int ncalls = 8, seconds = 40, bound = 40;
@@ -292,6 +296,7 @@ static int worker_good(struct call *c)
 				}
 				got += n;
 				idle = now_ms();
+				units[me].progress = idle;
 			}
 		}
 		if (p.revents & (POLLHUP | POLLERR))
@@ -300,6 +305,7 @@ static int worker_good(struct call *c)
 	printf("# good /dev/capi/%d: %zu of %d bytes written, %zu back\n",
 	       c->unit, sent, GOOD_BYTES, got);
 	fflush(stdout);
+	units[me].done = 1;
 	/* finish cleanly, then wait for the stop */
 	BOUNDED("close", close(fd));
 	while (!stop)
@@ -803,6 +809,38 @@ int main(int argc, char **argv)
 	diag("capisim counters: stray_resp %ld, stray_ind %ld",
 	     dbg_number("counters", "stray_resp"),
 	     dbg_number("counters", "stray_ind"));
+
+	/*
+	 * The good streams may outlast the abuse (a KASAN kernel under TCG
+	 * echoes a few KiB a second): let them finish while their echo
+	 * makes progress, each pause bounded by BOUND, before the workers
+	 * are stopped.  A good worker ends its stream by itself (all bytes
+	 * back, or BOUND seconds without any).
+	 */
+	t_end = now_ms();
+	for (;;) {
+		long long last = t_end;
+
+		for (i = r = 0; i < ncalls; i++) {
+			if (calls[i].role != GOOD || calls[i].pid <= 0 ||
+			    units[i].done)
+				continue;
+			if (waitpid(calls[i].pid, &calls[i].status, WNOHANG) ==
+			    calls[i].pid) {
+				calls[i].pid = -calls[i].pid;
+				continue;
+			}
+			r++;
+			if (units[i].progress > last)
+				last = units[i].progress;
+		}
+		if (!r || now_ms() - last >= bound * 1000LL)
+			break;
+		pump(50);
+		watch_workers();
+	}
+	diag("good streams over %lld.%01lld s after the abuse (%d still going)",
+	     (now_ms() - t_end) / 1000, (now_ms() - t_end) % 1000 / 100, r);
 
 	/* stop the workers; each must be gone within BOUND seconds */
 	for (i = 0; i < ncalls; i++)

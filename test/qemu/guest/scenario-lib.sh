@@ -64,7 +64,13 @@ KMEMLEAK=/sys/kernel/debug/kmemleak
 have_kmemleak() { [ -w $KMEMLEAK ]; }
 no_capi_leak() {
 	local leaks
-	echo scan >$KMEMLEAK; sleep 6; echo scan >$KMEMLEAK
+	# kmemleak refuses the write (EPERM) once it turned itself off (out
+	# of memory for its metadata, say); its list is then empty: a pass
+	# that looked at nothing
+	if ! { echo scan >$KMEMLEAK && sleep 6 && echo scan >$KMEMLEAK; } 2>/dev/null; then
+		fail "kmemleak: no leak with capi in its backtrace (the scan was refused: $(dmesg | grep -m1 -i 'kmemleak.*disabled'))"
+		return 1
+	fi
 	leaks=$(awk -v re='capi|\\] 0xffffffffa' '/^unreferenced object/ { if (blk ~ re) print blk; blk = "" } { blk = blk $0 "\n" } END { if (blk ~ re) print blk }' $KMEMLEAK)
 	check "kmemleak: no leak with capi in its backtrace" test -z "$leaks" || printf '%b' "$leaks" | diag
 }
