@@ -40,7 +40,7 @@ cpu_jiffies() {
 # busy_share "B0 T0" "B1 T1": the busy share between two cpu_jiffies, in %.
 busy_share() {
 	awk -v a="$1" -v b="$2" 'BEGIN { split(a, x); split(b, y); t = y[2] - x[2]
-		printf "%d", t > 0 ? 100 * (y[1] - x[1]) / t + 0.5 : 0 }'
+		printf "%d", (t > 0 ? 100 * (y[1] - x[1]) / t + 0.5 : 0) }'
 }
 # phase NAME CMD...: CMD, its wall time, status and CPU busy share noted
 # for the table.
@@ -84,7 +84,7 @@ part() {
 		phases+=("$(printf '  %-32s %8s  %s' "$name" - 'did not run')")
 		return
 	fi
-	res=$(echo "$res" | sed '/^$/d' | sort | uniq -c | awk '{ printf "%s%s %d", NR > 1 ? ", " : "", $2, $1 }')
+	res=$(echo "$res" | sed '/^$/d' | sort | uniq -c | awk '{ printf "%s%s %d", (NR > 1 ? ", " : ""), $2, $1 }')
 	phases+=("$(echo "$times" | awk -v n="$name" -v r="$res" '
 		NF < 3 { next } !s || $1 < s { s = $1 } $2 > e { e = $2 } { sum += $3 }
 		END { printf "  %-32s %6d s  %s (tests: %d s in all)", n, e - s, r, sum }')")
