@@ -89,6 +89,42 @@ part() {
 		NF < 3 { next } !s || $1 < s { s = $1 } $2 > e { e = $2 } { sum += $3 }
 		END { printf "  %-32s %6d s  %s (tests: %d s in all)", n, e - s, r, sum }')")
 }
+# artefacts: what the cache holds that a build made (a .done beside it).
+artefacts() {
+	local d f name info secs all new
+	{ find "$cache" -mindepth 2 -maxdepth 4 -name .done 2>/dev/null | sed 's|/\.done$||'
+	  find "$cache/debian-image" -maxdepth 1 -name 'base-*.tar.gz' 2>/dev/null
+	  find "$cache/apt" -mindepth 2 -maxdepth 2 -name .updated 2>/dev/null; } | sort |
+	while read -r d; do
+		name=${d#"$cache"/}
+		info=$d/info
+		secs=$(sed -n 's/^build_seconds=//p' "$info" 2>/dev/null | head -n1)
+		f=$d
+		[ -d "$d" ] && f=$d/.done
+		if [ "$f" -nt "$stamp" ]; then
+			printf '  %-60s built%s\n' "$name" "${secs:+ in $secs s}"
+		else
+			printf '  %-60s in the cache before this run (reused if needed)\n' "$name"
+		fi
+	done
+	# Each release's .deb archive (test/debian/suite-lib.sh suite_archive;
+	# kernel/stock.sh too): what this run added, what it found there.
+	for d in "$cache"/suite/*/archives; do
+		[ -d "$d" ] || continue
+		all=$(find "$d" -maxdepth 1 -name '*.deb' | wc -l)
+		new=$(find "$d" -maxdepth 1 -name '*.deb' -cnewer "$stamp" | wc -l)
+		printf '  %-60s %d .debs: %d fetched in this run, %d there before it\n' \
+			"${d#"$cache"/}" "$all" "$new" $(( all - new ))
+	done
+}
+# slowest: the 15 slowest tests this run ran, in every build directory.
+slowest() {
+	local f
+	find "$top"/build "$top"/build-debian13 -name '*.time' -newer "$stamp" 2>/dev/null |
+	while read -r f; do
+		printf '%8.1f s  %s\n' "$(cut -d' ' -f3 "$f")" "$(echo "${f%.time}" | sed "s|^$top/||")"
+	done | sort -rn | head -n 15
+}
 report() {
 	set +e
 	kill "$sampler" 2>/dev/null
@@ -130,16 +166,18 @@ else
 fi
 make_check() { make -j"$jobs" check-ci "${ci_args[@]}" 2>&1 | tee check.out; }
 phase "$check_name" make_check || status=$?
-# Its parts, from their tests' own times and results.
-part "make distcheck (ASan, UBSan)" test/distcheck
-part "make fuzz (6 x ${CAPI_FUZZ_SECONDS:-60} s)" 'test/fuzz/*'
-if [ $debian13 = 1 ]; then
-	part "Debian 13's tests" 'test/debian13-*' test/series-6.12
-fi
-part "the Debian 12 packages" test/debian/t-packages
-part "the series checks (6.1)" kernel/check-series test/kernel-export-debian
-part "the QEMU boots" 'test/qemu/t-*'
-part "the source tests (shellcheck, ...)" test/func-length test/shellcheck
+# Its parts, from their tests' own times and results (the table is no
+# reason to stop: || true).
+parts() {
+	part "make distcheck (ASan, UBSan)" test/distcheck
+	part "make fuzz (6 x ${CAPI_FUZZ_SECONDS:-60} s)" 'test/fuzz/*'
+	[ $debian13 = 0 ] || part "Debian 13's tests" 'test/debian13-*' test/series-6.12
+	part "the Debian 12 packages" test/debian/t-packages
+	part "the series checks (6.1)" kernel/check-series test/kernel-export-debian
+	part "the QEMU boots" 'test/qemu/t-*'
+	part "the source tests (shellcheck, ...)" test/func-length test/shellcheck
+}
+parts || true
 if [ $status != 0 ]; then
 	# Show every test that did not pass (FAIL, ERROR, XPASS), with its own
 	# log; a QEMU test's log carries the kernel build's last lines, the
