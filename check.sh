@@ -1,18 +1,21 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# check.sh - install what is needed, build, and run every test: make check
-# (QEMU scenarios included), make distcheck with ASan and UBSan (its
-# make check is the sanitizer run, without the QEMU part), and the fuzzers
-# (make fuzz, CAPI_FUZZ_SECONDS each, default 60).  make check-debian13's
-# tests (the series on Debian 13's linux-source-6.12, and debian/tests
-# booted on Debian 13's own kernel and userspace) are in the same test
-# list (make check-ci, one make -j for both); --no-debian13 leaves them
-# out.  Run as root on Debian 12.
+# check.sh - install what is needed, build, and run every test in one
+# make -j (make check-ci, one test list that make schedules on the CPUs):
+# make check's tests (QEMU scenarios included), make check-debian13's (the
+# series on Debian 13's linux-source-6.12, and debian/tests booted on
+# Debian 13's own kernel and userspace; --no-debian13 leaves them out),
+# make distcheck with ASan and UBSan (test/distcheck.sh: its make check
+# is the sanitizer run of the host tests, which run only there) and the
+# six fuzzers (CAPI_FUZZ_SECONDS each, default 60).  Run as root on
+# Debian 12.
 # At the end (whatever the exit status, which the table does not change):
-# where the time went: each phase's wall time, each cached artefact
-# (kernel, image, chroot build, download) built in this run with its build
-# time or found in the cache, and the 15 slowest tests
-# (test/timed-driver.sh's T.time files).
+# where the time went: each phase's wall time and how busy the CPUs were
+# (/proc/stat: the whole machine's), make check-ci's parts (distcheck,
+# fuzz, Debian 13) from their tests' times and results, the CPUs' busy
+# share minute by minute, each cached artefact (kernel, image, chroot
+# build, download) built in this run with its build time or found in the
+# cache, and the 15 slowest tests (test/timed-driver.sh's T.time files).
 set -euo pipefail
 cd "$(dirname "$0")"
 top=$PWD
@@ -28,15 +31,63 @@ t_run=$(date +%s)
 # Artefacts whose .done is newer than this stamp were built by this run.
 stamp=$(mktemp "${TMPDIR:-/tmp}/capi-check-stamp.XXXXXX")
 phases=()
-# phase NAME CMD...: CMD, its wall time and status noted for the table.
+# cpu_jiffies: the machine's CPU time so far, "BUSY TOTAL" (/proc/stat's
+# first line, in jiffies: busy is user, nice, system, irq, softirq and
+# steal; idle and iowait are not).
+cpu_jiffies() {
+	awk '$1 == "cpu" { b = $2 + $3 + $4 + $7 + $8 + $9; print b, b + $5 + $6; exit }' /proc/stat
+}
+# busy_share "B0 T0" "B1 T1": the busy share between two cpu_jiffies, in %.
+busy_share() {
+	awk -v a="$1" -v b="$2" 'BEGIN { split(a, x); split(b, y); t = y[2] - x[2]
+		printf "%d", (t > 0 ? 100 * (y[1] - x[1]) / t + 0.5 : 0) }'
+}
+# phase NAME CMD...: CMD, its wall time, status and CPU busy share noted
+# for the table.
 phase() {
-	local name=$1 t0 r=0
+	local name=$1 t0 c0 r=0
 	shift
 	t0=$(date +%s)
+	c0=$(cpu_jiffies)
 	"$@" || r=$?
-	phases+=("$(printf '%-34s %6d s  %s' "$name" $(( $(date +%s) - t0 )) \
-		"$([ $r = 0 ] && echo ok || echo "exit $r")")")
+	phases+=("$(printf '%-34s %6d s  %-8s cpu %3d%% busy' "$name" $(( $(date +%s) - t0 )) \
+		"$([ $r = 0 ] && echo ok || echo "exit $r")" "$(busy_share "$c0" "$(cpu_jiffies)")")")
 	return $r
+}
+# The CPUs' busy share each minute, for the table: do the tests keep all
+# $(nproc) CPUs busy, and when not?  The sampler is killed by report.
+cpu_log=$(mktemp "${TMPDIR:-/tmp}/capi-check-cpu.XXXXXX")
+(
+	prev=$(cpu_jiffies)
+	while sleep 60; do
+		cur=$(cpu_jiffies)
+		busy_share "$prev" "$cur" >>"$cpu_log" && echo >>"$cpu_log"
+		prev=$cur
+	done
+) >/dev/null 2>&1 &
+sampler=$!
+# part NAME TEST...: a row for tests that ran inside make check-ci (TEST:
+# a test's log name without .log, a glob allowed): from the T.time files
+# this run wrote, the wall time from the first start to the last end, the
+# sum of the tests' times, and their results (.trs), counted.
+part() {
+	local name=$1 p f times="" res=""
+	shift
+	for p in "$@"; do
+		for f in $p.time; do
+			[ "$f" -nt "$stamp" ] || continue
+			times+=$(cat "$f")$'\n'
+			res+=$(sed -n 's/^:test-result: //p' "${f%.time}.trs" 2>/dev/null)$'\n'
+		done
+	done
+	if [ -z "$times" ]; then
+		phases+=("$(printf '  %-32s %8s  %s' "$name" - 'did not run')")
+		return
+	fi
+	res=$(echo "$res" | sed '/^$/d' | sort | uniq -c | awk '{ printf "%s%s %d", (NR > 1 ? ", " : ""), $2, $1 }')
+	phases+=("$(echo "$times" | awk -v n="$name" -v r="$res" '
+		NF < 3 { next } !s || $1 < s { s = $1 } $2 > e { e = $2 } { sum += $3 }
+		END { printf "  %-32s %6d s  %s (tests: %d s in all)", n, e - s, r, sum }')")
 }
 # artefacts: what the cache holds that a build made (a .done beside it).
 artefacts() {
@@ -76,9 +127,13 @@ slowest() {
 }
 report() {
 	set +e
+	kill "$sampler" 2>/dev/null
 	echo "check: ==== where the time went ($(( $(date +%s) - t_run )) s in all)"
-	echo "check: phase (wall time, status)"
+	echo "check: phase (wall time, status, the CPUs' busy share over it)"
 	[ ${#phases[@]} = 0 ] || printf '  %s\n' "${phases[@]}"
+	echo "check: the CPUs' busy share ($(nproc) CPUs, the whole machine), minute by minute (%)"
+	fmt -w 76 <(tr '\n' ' ' <"$cpu_log"; echo) | sed 's/^/  /'
+	rm -f "$cpu_log"
 	echo "check: cached artefacts ($cache)"
 	artefacts
 	echo "check: the 15 slowest tests"
@@ -94,33 +149,41 @@ phase "autoreconf, configure, build" eval 'autoreconf -fi >/dev/null &&
 	make -j"$(nproc)"'
 cd "$top/build"
 
-# make check and make check-debian13's tests in one make (make check-ci:
-# one test list, one -j, one test-suite.log; issue 29): make plans the
-# two cores, instead of a second make beside.  CAPI_CHECK_JOBS tests at
-# once (default CPUs + 1: the TCG guests are single-threaded and wait
-# for their guests' I/O).  --no-debian13: make check alone.
+# Everything in one make (make check-ci: one test list, one -j, one
+# test-suite.log; issue 29): make check's tests, check-debian13's, the
+# sanitizer run (test/distcheck.sh) and the fuzzers; make plans the two
+# cores.  CAPI_CHECK_JOBS tests at once (default CPUs + 1: the TCG guests
+# are single-threaded and wait for their guests' I/O).
 t_start=$(date +%s)
 jobs=${CAPI_CHECK_JOBS:-$(( $(nproc) + 1 ))}
 status=0
+ci_args=(FUZZ_SECONDS="${CAPI_FUZZ_SECONDS:-60}")
 if [ $debian13 = 1 ]; then
-	check_target=check-ci
-	check_name="make -j$jobs check-ci (check + Debian 13)"
+	check_name="make -j$jobs check-ci (all of CI)"
 else
-	check_target=check
-	check_name="make -j$jobs check (build/)"
+	check_name="make -j$jobs check-ci (no Debian 13)"
+	ci_args+=(capi_ci_debian13_first= capi_ci_debian13=)
 fi
-make_check() { make -j"$jobs" "$check_target" 2>&1 | tee check.out; }
+make_check() { make -j"$jobs" check-ci "${ci_args[@]}" 2>&1 | tee check.out; }
 phase "$check_name" make_check || status=$?
-# Debian 13's share of it: its tests' own wall times (T.time), summed.
-if [ $debian13 = 1 ]; then
-	d13_secs=$(cat test/debian13-*.time test/series-6.12.time 2>/dev/null | awk '{ s += $3 } END { printf "%d", s }')
-	phases+=("$(printf '  %-32s %6s s  %s' "of which Debian 13's tests" "${d13_secs:-?}" \
-		"(sum of their T.time; they ran among the others)")")
-fi
+# Its parts, from their tests' own times and results (the table is no
+# reason to stop: || true).
+parts() {
+	part "make distcheck (ASan, UBSan)" test/distcheck
+	part "make fuzz (6 x ${CAPI_FUZZ_SECONDS:-60} s)" 'test/fuzz/*'
+	[ $debian13 = 0 ] || part "Debian 13's tests" 'test/debian13-*' test/series-6.12
+	part "the Debian 12 packages" test/debian/t-packages
+	part "the series checks (6.1)" kernel/check-series test/kernel-export-debian
+	part "the QEMU boots" 'test/qemu/t-*'
+	part "the source tests (shellcheck, ...)" test/func-length test/shellcheck
+}
+parts || true
 if [ $status != 0 ]; then
 	# Show every test that did not pass (FAIL, ERROR, XPASS), with its own
-	# log; a QEMU test's log carries the kernel build's last lines.
-	find . -name '*.trs' -print0 | xargs -0r grep -lE '^:test-result: (FAIL|ERROR|XPASS)' |
+	# log; a QEMU test's log carries the kernel build's last lines, the
+	# distcheck test's the logs of the tarball's failed tests.
+	find . -path './capi-devd-*' -prune -o -name '*.trs' -print0 |
+	xargs -0r grep -lE '^:test-result: (FAIL|ERROR|XPASS)' |
 	sort | while read -r trs; do
 		echo "==== ${trs%.trs}.log ($(sed -n 's/^:global-test-result: //p' "$trs"))"
 		cat "${trs%.trs}.log"
@@ -129,31 +192,10 @@ fi
 pass=$(sed -n 's/^# PASS: *\([0-9]*\)/\1/p' check.out | tail -1)
 fail=$(sed -n 's/^# FAIL: *\([0-9]*\)/\1/p' check.out | tail -1)
 err=$(sed -n 's/^# ERROR: *\([0-9]*\)/\1/p' check.out | tail -1)
-# make distcheck is also the sanitizer run: the tarball's own build
-# configured with --enable-sanitizers (ASan and UBSan; any report fails a
-# test), its host tests run once there, not in a build of their own.
-san=ok
-distcheck() {
-	make -j"$(nproc)" distcheck DISTCHECK_CONFIGURE_FLAGS=--enable-sanitizers \
-		>distcheck.out 2>&1
-}
-if [ $status = 0 ]; then
-	phase "make distcheck (ASan, UBSan)" distcheck || {
-		san=FAILED; status=1
-		find . -path './capi-devd-*' -name '*.trs' -print0 |
-		xargs -0r grep -lE '^:test-result: (FAIL|ERROR|XPASS)' |
-		while read -r trs; do echo "==== distcheck: ${trs%.trs}.log"; cat "${trs%.trs}.log"; done
-		tail -50 distcheck.out
-	}
-	grep -A3 'archives ready for distribution' distcheck.out | head -4 || true
-	echo "check: make distcheck with the sanitizers (ASan, UBSan): $san"
-fi
-# The fuzzers, each for CAPI_FUZZ_SECONDS.
-if [ $status = 0 ]; then
-	phase "make fuzz" make fuzz FUZZ_SECONDS="${CAPI_FUZZ_SECONDS:-60}" || status=1
-fi
-echo "check: make check: ${pass:-0} passed, $(( ${fail:-0} + ${err:-0} )) failed"
-echo "check: make check and the rest took $(( $(date +%s) - t_start )) s"
+grep -A3 'archives ready for distribution' distcheck.out 2>/dev/null | head -4
+sed -n 's/^ok [0-9]* - \(fuzz-\)/\1/p' test/fuzz/*.log 2>/dev/null
+echo "check: make check-ci: ${pass:-0} passed, $(( ${fail:-0} + ${err:-0} )) failed"
+echo "check: make check-ci took $(( $(date +%s) - t_start )) s"
 
 # Debian 13's tests: their results (their logs, when they failed, are
 # among those above).

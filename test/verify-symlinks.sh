@@ -17,37 +17,26 @@ sysdev tty 'capi!3' 240 3 capi/3
 verify
 check "the daemon's tree verifies (exit $?)" out_has "^verify: OK" || diag <"$ROOT/out"
 
+# symlinked NAME REAL TARGET KIND: ROOT/NAME, a right KIND (node or tree),
+# moved to ROOT/REAL and a symlink TARGET to it put at its name: --verify
+# exits 1 and says what it found there; then put back.
+symlinked() {
+	local rc label=${1#dev/} want="a character device"
+	[ "$1" = dev ] && label=ROOT/dev want="a directory"
+	mv "$ROOT/$1" "$ROOT/$2" && ln -s "$3" "$ROOT/$1"
+	verify
+	rc=$?
+	check "$label a symlink to a right $4: exit 1 (got $rc)" test $rc = 1
+	check "... said as such" out_has "^DEVIATION: $ROOT/$1: symlink, expected $want" ||
+		diag <"$ROOT/out"
+	rm "$ROOT/$1" && mv "$ROOT/$2" "$ROOT/$1"
+}
 # capi20 a symlink to a right node outside the dev root.
-mv "$ROOT/dev/capi20" "$ROOT/capi20.real"
-ln -s ../capi20.real "$ROOT/dev/capi20"
-verify
-rc=$?
-check "capi20 a symlink to a right node: exit 1 (got $rc)" test $rc = 1
-check "... said as such" \
-	out_has "^DEVIATION: $ROOT/dev/capi20: symlink, expected a character device" ||
-	diag <"$ROOT/out"
-rm "$ROOT/dev/capi20" && mv "$ROOT/capi20.real" "$ROOT/dev/capi20"
-
+symlinked dev/capi20 capi20.real ../capi20.real node
 # capi/3 a symlink to a right node.
-mv "$ROOT/dev/capi/3" "$ROOT/tty3.real"
-ln -s ../../tty3.real "$ROOT/dev/capi/3"
-verify
-rc=$?
-check "capi/3 a symlink to a right node: exit 1 (got $rc)" test $rc = 1
-check "... said as such" \
-	out_has "^DEVIATION: $ROOT/dev/capi/3: symlink, expected a character device" ||
-	diag <"$ROOT/out"
-rm "$ROOT/dev/capi/3" && mv "$ROOT/tty3.real" "$ROOT/dev/capi/3"
-
+symlinked dev/capi/3 tty3.real ../../tty3.real node
 # ROOT/dev itself a symlink to a right tree.
-mv "$ROOT/dev" "$ROOT/dev.real"
-ln -s dev.real "$ROOT/dev"
-verify
-rc=$?
-check "ROOT/dev a symlink to a right tree: exit 1 (got $rc)" test $rc = 1
-check "... said as such" out_has "^DEVIATION: $ROOT/dev: symlink, expected a directory" ||
-	diag <"$ROOT/out"
-rm "$ROOT/dev" && mv "$ROOT/dev.real" "$ROOT/dev"
+symlinked dev dev.real dev.real tree
 verify
 check "put back, it verifies again" out_has "^verify: OK" || diag <"$ROOT/out"
 done_testing
