@@ -72,7 +72,8 @@ rm -f "$share"/repo/*-dbgsym_*.deb
 # The headers of the image's kernel, the versions the image had.
 suite=$(sed -n 's/^suite=//p' "$image/info")
 krel=$(sed -n 's/^kernelrelease=//p' "$image/info")
-archives="$cache/suite/$suite/archives"
+# (SUITE-backports: SUITE's archive, test/debian/mkimage.sh)
+archives="$cache/suite/${suite%-backports}/archives"
 n=0
 while read -r pkg ver; do
 	f=$(ls "$archives/${pkg}_${ver/:/%3a}_"*.deb 2>/dev/null | head -n1)
