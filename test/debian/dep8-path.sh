@@ -13,8 +13,9 @@
 #
 # The guest has no network.  What apt would download for that command is
 # computed on the host by apt itself: the private apt configuration of
-# kernel/suite.sh for PATH, with the dpkg status of the installed system
-# (read out of the image with debugfs) and apt-get --print-uris; those
+# kernel/suite.sh for PATH, with the dpkg status, apt's extended states
+# and apt.conf.d of the installed system (read out of the image with
+# debugfs: Install-Recommends "false" there) and apt-get --print-uris; those
 # .debs (kept in RELEASE's archive in the cache) become the flat
 # repository /run/dep8/PATH in the guest (run.sh --archive), which the test
 # adds to its sources.  A package missing there fails the guest's apt-get.
@@ -64,13 +65,17 @@ t0=$(date +%s)
 suite_cache
 pool=$cache/suite/$from/archives
 mkdir -p "$pool" "$work/archive" "$work/dl"
-for f in var/lib/dpkg/status var/lib/apt/extended_states; do
-	debugfs -R "cat /$f" "$DEP8_IMAGE/disk.img" >"$work/${f##*/}" 2>"$work/debugfs.err"
-done
-check "the image's dpkg status, read with debugfs ($(grep -c '^Package: ' "$work/status") packages)" \
+img_cat() { debugfs -R "cat $1" "$DEP8_IMAGE/disk.img" 2>>"$work/debugfs.err"; }
+img_cat /var/lib/dpkg/status >"$work/status"
+img_cat /var/lib/apt/extended_states >"$work/extended_states"
+for f in $(debugfs -R "ls -p /etc/apt/apt.conf.d" "$DEP8_IMAGE/disk.img" 2>>"$work/debugfs.err" |
+	awk -F/ '$6 != "" && $6 != "." && $6 != ".." { print $6 }'); do
+	img_cat "/etc/apt/apt.conf.d/$f"
+done >"$work/apt.conf"
+check "the image's dpkg status and apt.conf.d, read with debugfs ($(grep -c '^Package: ' "$work/status") packages)" \
 	grep -q '^Package: dkms$' "$work/status" || diag <"$work/debugfs.err"
 suite_apt() {
-	"$DEP8_TOP/kernel/suite.sh" "$path" apt-get -o Dir::State::status="$work/status" \
+	"$DEP8_TOP/kernel/suite.sh" "$path" apt-get -c "$work/apt.conf" -o Dir::State::status="$work/status" \
 		-o Dir::State::extended_states="$work/extended_states" "$@"
 }
 suite_apt -qq --print-uris "${want[@]}" >"$work/uris" 2>"$work/apt.err"
