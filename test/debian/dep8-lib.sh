@@ -16,6 +16,10 @@
 #                             into this stream (TAP_PREFIX its name), its
 #                             "# figure:" and "# pppd:" lines, and one test
 #                             per test that it exited 0.  Sets DEP8_OUT.
+#   dep8_run NEW OLD WORK CONTROL [ARG...]
+#                             the same with the tests of CONTROL (a control
+#                             file of the source tree, run.sh --control)
+#                             and run.sh's ARGs (--archive SUITE=DIR)
 # WORK is a directory for the error output of the steps.
 DEP8_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 DEP8_TOP=$(cd "$DEP8_DIR/../.." && pwd)
@@ -40,22 +44,24 @@ dep8_image() {	# dep8_image SUITE WORK
 }
 
 # shellcheck disable=SC2034 # TAP_PREFIX is test/tap.sh's
-dep8_run() {	# dep8_run NEW OLD WORK
-	local t0 r t line st
+dep8_run() {	# dep8_run NEW OLD WORK [CONTROL [ARG...]]
+	local t0 r t line st new=$1 old=$2 work=$3 ctl=${4:-debian/tests/control}
+	shift 3
+	[ $# = 0 ] || shift
 	t0=$(date +%s)
 	mkdir -p "$DEP8_CACHE/dep8"
 	DEP8_OUT=$(mktemp -d "$DEP8_CACHE/dep8/run.XXXXXX")
-	"$DEP8_DIR/run.sh" --image "$DEP8_IMAGE" --debs "$1" ${2:+--debs-old "$2"} \
-		--out "$DEP8_OUT" >/dev/null 2>"$3/run.err"
+	"$DEP8_DIR/run.sh" --image "$DEP8_IMAGE" --debs "$new" ${old:+--debs-old "$old"} \
+		--control "$ctl" "$@" --out "$DEP8_OUT" >/dev/null 2>"$work/run.err"
 	r=$?
 	diag "figure: debian/tests in the VM: $(dep8_secs "$t0") s (accel=$(sed -n 's/^accel=//p' "$DEP8_OUT/info" 2>/dev/null), -smp 1)"
 	sed 's/^/figure: /' "$DEP8_OUT/boots" 2>/dev/null | diag
 	grep '^# figure:' "$DEP8_OUT/testbed.log" 2>/dev/null
 	check "the testbed: the .debs in a local apt repository, the image's headers purged" \
 		test "$(cat "$DEP8_OUT/testbed" 2>/dev/null)" = 0 || tail -n 30 "$DEP8_OUT/testbed.log" 2>/dev/null | diag
-	check "the guest ran every test of debian/tests/control and powered off" test $r = 0 ||
-		{ diag <"$3/run.err"; tail -n 60 "$DEP8_OUT/console.log" | diag; }
-	for t in $(sed -n 's/^Tests:[[:space:]]*//p' "$DEP8_TOP/debian/tests/control"); do
+	check "the guest ran every test of $ctl and powered off" test $r = 0 ||
+		{ diag <"$work/run.err"; tail -n 60 "$DEP8_OUT/console.log" | diag; }
+	for t in $(sed -n 's/^Tests:[[:space:]]*//p' "$DEP8_TOP/$ctl"); do
 		TAP_PREFIX="$t"
 		# the test's own TAP, renumbered into this stream
 		while IFS= read -r line; do
@@ -66,7 +72,7 @@ dep8_run() {	# dep8_run NEW OLD WORK
 			esac
 		done <"$DEP8_OUT/$t.log" 2>/dev/null
 		st=$(cat "$DEP8_OUT/$t.status" 2>/dev/null || echo none)
-		check "debian/tests/$t exits 0 (status $st)" test "$st" = 0 ||
+		check "$(dirname "$ctl")/$t exits 0 (status $st)" test "$st" = 0 ||
 			grep -v '^ok ' "$DEP8_OUT/$t.log" 2>/dev/null | tail -n 60 | diag
 	done
 	TAP_PREFIX=""

@@ -8,10 +8,15 @@
 # test/debian/t-packages.sh runs them on Debian 12; the results are TAP the
 # same way (test/debian/dep8-lib.sh).  Nothing of SUITE touches the host.
 # A release's test is a two-line script that names it:
-# test/debian13-dep8.sh (trixie, make check-debian13) and test/sid-dep8.sh
-# (sid, Linux 7.2 without CAPI, make check-world).
+# test/debian13-dep8.sh (trixie, make check-debian13), test/sid-dep8.sh
+# (sid, Linux 7.2 without CAPI, make check-world) and
+# test/trixie-backports-dep8.sh (make check-world).  SUITE-backports is
+# SUITE's system with the kernel a user takes from SUITE-backports
+# (test/debian/mkimage.sh): the packages are SUITE's build, and DKMS
+# builds for the backports kernel in the guest, in debian/tests.
 set -u
 suite=${1:?usage: test/debian/dep8-release.sh SUITE}
+base=${suite%-backports}
 : "${TESTDIR:=$(cd "$(dirname "$0")/.." && pwd)}"
 # shellcheck source=test/tap.sh
 . "$TESTDIR/tap.sh"
@@ -26,12 +31,12 @@ trap 'rm -rf "$work"' EXIT
 
 # ---------------------------------------------------------------- build
 t0=$(date +%s)
-o=$("$TESTDIR/debian/chroot-debs.sh" "$suite" 2>"$work/debs.err")
+o=$("$TESTDIR/debian/chroot-debs.sh" "$base" 2>"$work/debs.err")
 r=$?
 o=${o##*$'\n'}
 version=$(sed -n 's/^version=//p' "$o/info" 2>/dev/null)
-if check "capi-devd and capisim-dkms $version and $version~prev1, built in $suite (test/debian/chroot-debs.sh $suite)" test $r = 0; then
-	diag "figure: the $suite builds: $(dep8_secs "$t0") s now, $(sed -n 's/^build_seconds=//p' "$o/info") s when built ($o)"
+if check "capi-devd and capisim-dkms $version and $version~prev1, built in $base (test/debian/chroot-debs.sh $base)" test $r = 0; then
+	diag "figure: the $base builds: $(dep8_secs "$t0") s now, $(sed -n 's/^build_seconds=//p' "$o/info") s when built ($o)"
 else
 	{ cat "$work/debs.err"; tail -n 30 "$o/inside.log" "$o/mmdebstrap.log"; } 2>/dev/null | diag
 	done_testing
@@ -40,8 +45,16 @@ fi
 # ---------------------------------------------------------------- image
 dep8_image "$suite" "$work"
 kimg=$(sed -n 's/^kernelrelease=//p' "$DEP8_IMAGE/info")
-check "DKMS built both modules in the $suite chroot for the image's kernel ($kimg)" \
-	grep -q "^capisim/.*, $kimg, .*: installed" "$o/dkms-status" || diag <"$o/dkms-status"
+if [ "$base" = "$suite" ]; then
+	check "DKMS built both modules in the $suite chroot for the image's kernel ($kimg)" \
+		grep -q "^capisim/.*, $kimg, .*: installed" "$o/dkms-status" || diag <"$o/dkms-status"
+else
+	# The chroot built for SUITE's own kernel; the guest's DKMS build for
+	# the backports kernel is debian/tests' check, below.
+	kver=$(awk -v p="linux-image-$kimg" '$1 == "ii" && $2 == p { print $3 }' "$DEP8_IMAGE/packages")
+	check "the image boots $suite's kernel $kimg (linux-image-$kimg ${kver:-not installed}), installed with apt-get -t $suite" \
+		test -n "$kver" -a "${kver#*~bpo}" != "$kver"
+fi
 
 # ---------------------------------------------------------------- DEP-8
 dep8_run "$o/new" "$o/old" "$work"

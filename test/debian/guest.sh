@@ -9,6 +9,9 @@
 #                       the headers of the image's kernel
 #   /run/dep8/out/      results: NAME.log, NAME.status, boots, done
 #   /run/dep8/state     the test running and its reboot mark, across reboots
+#   /run/dep8/control   (run.sh --control) the control file to run, a path
+#                       in src/; its tests are in its directory
+#   /run/dep8/boot/     (made here) the kernel a reboot boots, see below
 # It acts as autopkgtest does on one testbed.  Once, before the first
 # test: the image's apt sources (the archive, out of reach without a
 # network) give way to that repository, and the kernel headers the image
@@ -20,29 +23,47 @@
 # source tree, AUTOPKGTEST_TMP, AUTOPKGTEST_ARTIFACTS, and the reboot
 # protocol (a test calls /tmp/autopkgtest-reboot MARK; it is run again
 # after the reboot with AUTOPKGTEST_REBOOT_MARK=MARK, its Depends not
-# installed again).  Then it powers the machine off.
+# installed again).  A reboot boots the newest kernel of /boot, as
+# GRUB's first entry does: when that is not the running kernel, it and its
+# initrd go to /run/dep8/boot/ and the guest powers off; run.sh then boots
+# them on the same disk.  Then it powers the machine off.
 set -uo pipefail
 share=/run/dep8
 out=$share/out
 mkdir -p "$out"
 echo "boot $(cut -d' ' -f1 /proc/uptime) s to the runner, $(uname -r), $(nproc) CPU(s) up" >>"$out/boots"
 
+# The control file and the directory of its tests (debian/tests by default).
+rel=debian/tests/control
+[ ! -f "$share/control" ] || rel=$(cat "$share/control")
+ctl=$share/src/$rel
+tdir=$(dirname "$rel")
 # The names of the tests, in order.
-tests=$(sed -n 's/^Tests:[[:space:]]*//p' "$share/src/debian/tests/control" | tr ' ,' '\n\n' | sed '/^$/d')
+tests=$(sed -n 's/^Tests:[[:space:]]*//p' "$ctl" | tr ' ,' '\n\n' | sed '/^$/d')
 
 cat >/tmp/autopkgtest-reboot <<'EOF'
 #!/bin/sh
 # autopkgtest's reboot protocol: remember the mark, reboot, run the test again.
 [ -n "$1" ] || { echo "usage: autopkgtest-reboot MARK" >&2; exit 2; }
 echo "$1" >/run/dep8/mark
-sync
-systemctl reboot
+new=$(ls /boot/vmlinuz-* 2>/dev/null | sed 's|^/boot/vmlinuz-||' | sort -V | tail -n1)
+if [ -n "$new" ] && [ "$new" != "$(uname -r)" ] && [ -f "/boot/initrd.img-$new" ]; then
+	# the boot loader's choice, the newest kernel: run.sh boots it
+	mkdir -p /run/dep8/boot.tmp &&
+		cp "/boot/vmlinuz-$new" /run/dep8/boot.tmp/vmlinuz &&
+		cp "/boot/initrd.img-$new" /run/dep8/boot.tmp/initrd.img &&
+		mv /run/dep8/boot.tmp /run/dep8/boot || exit 1
+	sync
+	systemctl poweroff
+else
+	sync
+	systemctl reboot
+fi
 sleep 600
 EOF
 chmod 755 /tmp/autopkgtest-reboot
 
 export DEBIAN_FRONTEND=noninteractive
-ctl=$share/src/debian/tests/control
 
 # The testbed, once per run.
 if [ ! -f "$out/testbed" ]; then
@@ -112,7 +133,7 @@ for t in $tests; do
 	echo "=== $t${mark:+ (after reboot, mark $mark)} at $(date -u +%T)" >>"$out/$t.log"
 	(cd "$share/src" && AUTOPKGTEST_TMP=$tmp ADTTMP=$tmp \
 		AUTOPKGTEST_ARTIFACTS="$out/$t.artifacts" AUTOPKGTEST_REBOOT_MARK=$mark \
-		bash "debian/tests/$t") >>"$out/$t.log" 2>&1
+		bash "$tdir/$t") >>"$out/$t.log" 2>&1
 	rc=$?
 	if [ -f "$share/mark" ]; then
 		# the test asked for a reboot; systemctl reboot is under way

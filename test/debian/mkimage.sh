@@ -12,7 +12,12 @@
 #   ext4 disk image.  SUITE is a release of the table in
 #   test/debian/suite-lib.sh; the apt sources are the host's own Debian
 #   archives with the suite name replaced by SUITE (suite_sources there);
-#   nothing is installed on the host.
+#   nothing is installed on the host.  SUITE-backports (trixie-backports)
+#   is SUITE's system whose user then moved to the backports kernel:
+#   built as SUITE, with SUITE-backports in its sources, then
+#   apt-get install -t SUITE-backports linux-image-amd64
+#   linux-headers-amd64 run in it as a user runs it (SUITE's own kernel
+#   stays installed, as apt leaves it); the newest kernel is the image's.
 #
 #   The image lives in the cache, keyed by what went into it (the suite,
 #   the package list, this script, mmdebstrap's version and the apt lists
@@ -63,6 +68,14 @@ libcapi20=$(suite_field "$suite" libcapi20)
 packages="systemd systemd-sysv udev dbus kmod initramfs-tools
 linux-image-amd64 linux-headers-amd64 dkms gcc make libc6-dev
 $libcapi20 libcapi20-dev ppp iproute2 iputils-ping socat procps"
+
+# SUITE-backports: SUITE's system (mmdebstrap's suite, the .debs of
+# SUITE's archive in the cache), the kernel then taken from backports.
+base=${suite%-backports}
+kernel_hook=()
+if [ "$base" != "$suite" ]; then
+	kernel_hook=(--customize-hook="chroot \"\$1\" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q -t $suite linux-image-amd64 linux-headers-amd64")
+fi
 
 # The host's Debian archives, for SUITE (one-line form).
 src=$(suite_sources "$suite") || die "no sources for $suite (above)"
@@ -127,7 +140,7 @@ manual_add_modules virtio_pci virtio_blk ext4 crc32c_generic
 EOF
 
 say "mmdebstrap $suite into $tmp/root (log: $log)"
-suite_archive "$suite"
+suite_archive "$base"
 # shellcheck disable=SC2086
 mmdebstrap --variant=minbase --mode=root \
 	--aptopt='APT::Install-Recommends "false"' \
@@ -140,9 +153,10 @@ mmdebstrap --variant=minbase --mode=root \
 	--customize-hook="cp '$tmp/capi-dep8.service' \"\$1/etc/systemd/system/\"" \
 	--customize-hook='chroot "$1" systemctl enable capi-dep8.service' \
 	--customize-hook='chroot "$1" passwd -d root' \
+	"${kernel_hook[@]}" \
 	--customize-hook='rm -f "$1/etc/machine-id"; touch "$1/etc/machine-id"' \
 	"${suite_archive_opts[@]}" \
-	"$suite" "$tmp/root" "$tmp/debian.list" >>"$log" 2>&1 ||
+	"$base" "$tmp/root" "$tmp/debian.list" >>"$log" 2>&1 ||
 	fail "mmdebstrap of $suite failed"
 
 vmlinuz=$(ls "$tmp"/root/boot/vmlinuz-* 2>/dev/null | sort -V | tail -n1)

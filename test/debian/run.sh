@@ -4,6 +4,7 @@
 # under QEMU with its own kernel and initramfs, without network
 #
 # Usage: test/debian/run.sh --image DIR --debs DIR [--debs-old DIR] [--out DIR]
+#                           [--control FILE] [--archive SUITE=DIR]...
 #
 #   DIR of --image is test/debian/mkimage.sh's.  The image is booted
 #   through a qcow2 overlay (the image stays as built), with the image's
@@ -18,7 +19,19 @@
 #   (that repository its only apt source, the image's headers purged),
 #   installs each test's Depends, runs the tests of debian/tests/control
 #   in order, rebooting when a test asks to (autopkgtest's reboot
-#   protocol), and powers off.  OUT (default: a new directory under $CAPI_DEVD_CACHE/dep8)
+#   protocol), and powers off.
+#   --control FILE: the tests of FILE (a path in the source tree, in the
+#   format of debian/tests/control) instead, found in FILE's directory.
+#   --archive SUITE=DIR: the .debs of DIR as a second flat repository,
+#   /run/dep8/SUITE in the guest, whose Release names SUITE as Suite and
+#   Codename (and, for SUITE-backports, NotAutomatic and
+#   ButAutomaticUpgrades, as Debian's backports): a test adds it to the
+#   guest's sources as a user adds SUITE's archive.
+#   A reboot boots the newest kernel installed in the guest, as GRUB's
+#   first entry would: guest.sh powers the guest off and leaves that
+#   kernel and its initrd in the share when it is not the running one,
+#   and QEMU boots them on the same disk.
+#   OUT (default: a new directory under $CAPI_DEVD_CACHE/dep8)
 #   gets NAME.log and NAME.status per test, boots (seconds from boot to
 #   the runner, per boot) and console.log.
 #   stdout: OUT.  Exit status 0 when the guest ran every test (whatever
@@ -33,13 +46,15 @@ self="$here/$(basename "${BASH_SOURCE[0]}")"
 top=$(cd "$here/../.." && pwd)
 die() { echo "test/debian/run.sh: error: $*" >&2; exit 2; }
 
-image="" debs="" debs_old="" out=""
+image="" debs="" debs_old="" out="" control="" extra=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--image) image=${2:?}; shift ;;
 	--debs) debs=${2:?}; shift ;;
 	--debs-old) debs_old=${2:?}; shift ;;
 	--out) out=${2:?}; shift ;;
+	--control) control=${2:?}; shift ;;
+	--archive) extra+=("${2:?}"); shift ;;
 	-h|--help) sed -n '3,/^set -euo/p' "$self" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown argument: $1 (try --help)" ;;
 	esac
@@ -65,6 +80,10 @@ tar -C "$top" --exclude=.git --exclude='./build*' --exclude=autom4te.cache -cf -
 	debian test/client test/debian test/qemu/guest test/tap.sh test/tap.h rules README.md |
 	tar -C "$share/src" -xf -
 cp "$here/guest.sh" "$share/guest.sh"
+if [ -n "$control" ]; then
+	[ -f "$share/src/$control" ] || die "--control $control: not a file of the source tree the guest gets"
+	echo "$control" >"$share/control"
+fi
 for d in "$debs" ${debs_old:+"$debs_old"}; do
 	cp "$d"/*.deb "$share/repo/"
 done
@@ -72,7 +91,8 @@ rm -f "$share"/repo/*-dbgsym_*.deb
 # The headers of the image's kernel, the versions the image had.
 suite=$(sed -n 's/^suite=//p' "$image/info")
 krel=$(sed -n 's/^kernelrelease=//p' "$image/info")
-archives="$cache/suite/$suite/archives"
+# (SUITE-backports: SUITE's archive, test/debian/mkimage.sh)
+archives="$cache/suite/${suite%-backports}/archives"
 n=0
 while read -r pkg ver; do
 	f=$(ls "$archives/${pkg}_${ver/:/%3a}_"*.deb 2>/dev/null | head -n1)
@@ -81,19 +101,41 @@ while read -r pkg ver; do
 	n=$((n + 1))
 done < <(awk -v k="linux-headers-$krel" '$1 == "ii" && ($2 == k || $2 ~ /^linux-headers-.*-common$/ || $2 ~ /^linux-kbuild-/) { print $2, $3 }' "$image/packages")
 [ "$n" -ge 2 ] || die "the image has no linux-headers-$krel"
-(cd "$share/repo" && dpkg-scanpackages --multiversion . >Packages 2>/dev/null) || die "dpkg-scanpackages failed"
-# an unsigned Release (the guest trusts the repository: [trusted=yes])
-{
-	echo "Origin: capi-dep8"
-	echo "Label: capi-dep8"
-	echo "Date: $(date -Ru)"
-	echo "SHA256:"
-	echo " $(sha256sum <"$share/repo/Packages" | cut -d' ' -f1) $(stat -c %s "$share/repo/Packages") Packages"
-} >"$share/repo/Release"
+# flat_repo DIR [FIELD...]: Packages and an unsigned Release in DIR (the
+# guest trusts the repository: [trusted=yes]), with FIELDs ("Suite: x")
+flat_repo() {
+	local d=$1 f
+	shift
+	(cd "$d" && dpkg-scanpackages --multiversion . >Packages 2>/dev/null) || die "dpkg-scanpackages failed"
+	{
+		echo "Origin: capi-dep8"
+		echo "Label: capi-dep8"
+		for f in "$@"; do echo "$f"; done
+		echo "Date: $(date -Ru)"
+		echo "SHA256:"
+		echo " $(sha256sum <"$d/Packages" | cut -d' ' -f1) $(stat -c %s "$d/Packages") Packages"
+	} >"$d/Release"
+}
+flat_repo "$share/repo"
+for a in ${extra[@]+"${extra[@]}"}; do
+	name=${a%%=*} dir=${a#*=}
+	case $name in ""|*[!a-z0-9-]*|repo|src|out|boot) die "--archive $a: SUITE must be a suite name" ;; esac
+	compgen -G "$dir/*.deb" >/dev/null || die "--archive $a: no .deb in $dir"
+	mkdir -p "$share/$name"
+	cp "$dir"/*.deb "$share/$name/"
+	case $name in
+	*-backports) flat_repo "$share/$name" "Suite: $name" "Codename: $name" \
+		"NotAutomatic: yes" "ButAutomaticUpgrades: yes" ;;
+	*) flat_repo "$share/$name" "Suite: $name" "Codename: $name" ;;
+	esac
+done
 
 overlay="$out/overlay.qcow2"
 qemu-img create -q -f qcow2 -F raw -b "$image/disk.img" "$overlay"
 t0=$(date +%s)
+end=$((t0 + ${CAPI_DEP8_TIMEOUT:-3600}))
+kernel=$image/vmlinuz initrd=$image/initrd.img nboot=0
+rm -f "$out/console.log"
 # A reboot in the guest restarts QEMU's machine with the same kernel,
 # initrd and command line; poweroff ends QEMU.  tsc=reliable: under TCG
 # the clocksource watchdog would otherwise drop the TSC for the HPET,
@@ -101,17 +143,28 @@ t0=$(date +%s)
 # an emulated CPU that the host does not schedule for 20 s (make -j2
 # building a kernel beside it) is no lockup of the guest's, and their
 # backtraces would read as kernel warnings.
-timeout "${CAPI_DEP8_TIMEOUT:-3600}" "$qemu" -machine q35,accel=tcg -cpu max -smp 1 \
-	-m "${CAPI_QEMU_MEM:-1536}" -nographic -nic none -no-user-config -nodefaults \
-	-serial "file:$out/console.log" \
-	-kernel "$image/vmlinuz" -initrd "$image/initrd.img" \
-	-append "root=/dev/vda rw console=ttyS0 capi.dep8=1 systemd.show_status=0 net.ifnames=0 tsc=reliable nowatchdog rcupdate.rcu_cpu_stall_suppress=1" \
-	-drive "file=$overlay,if=virtio,format=qcow2,cache=unsafe" \
-	-virtfs "local,path=$share,mount_tag=dep8,security_model=none,id=dep8" \
-	-rtc base=utc || echo "qemu exit $?" >>"$out/qemu.status"
+# A power-off that left a kernel in the share (the newest the guest has,
+# for its reboot): the same disk booted again with it.
+while :; do
+	rm -rf "${share:?}/boot"
+	nboot=$((nboot + 1))
+	timeout "$((end - $(date +%s)))" "$qemu" -machine q35,accel=tcg -cpu max -smp 1 \
+		-m "${CAPI_QEMU_MEM:-1536}" -nographic -nic none -no-user-config -nodefaults \
+		-chardev "file,id=con,path=$out/console.log,append=on" -serial chardev:con \
+		-kernel "$kernel" -initrd "$initrd" \
+		-append "root=/dev/vda rw console=ttyS0 capi.dep8=1 systemd.show_status=0 net.ifnames=0 tsc=reliable nowatchdog rcupdate.rcu_cpu_stall_suppress=1" \
+		-drive "file=$overlay,if=virtio,format=qcow2,cache=unsafe" \
+		-virtfs "local,path=$share,mount_tag=dep8,security_model=none,id=dep8" \
+		-rtc base=utc || echo "qemu exit $?" >>"$out/qemu.status"
+	[ ! -f "$share/out/done" ] && [ -f "$share/boot/vmlinuz" ] && [ -f "$share/boot/initrd.img" ] &&
+		[ "$(date +%s)" -lt "$end" ] || break
+	mv "$share/boot/vmlinuz" "$out/vmlinuz.$nboot"
+	mv "$share/boot/initrd.img" "$out/initrd.img.$nboot"
+	kernel=$out/vmlinuz.$nboot initrd=$out/initrd.img.$nboot
+done
 t1=$(date +%s)
-{ echo "wall_seconds=$((t1 - t0))"; echo "accel=tcg"; echo "smp=1"; } >"$out/info"
+{ echo "wall_seconds=$((t1 - t0))"; echo "accel=tcg"; echo "smp=1"; echo "qemu_runs=$nboot"; } >"$out/info"
 cp -a "$share/out/." "$out/"
-rm -f "$overlay"
+rm -f "$overlay" "$out"/vmlinuz.* "$out"/initrd.img.*
 echo "$out"
 [ -f "$out/done" ]
