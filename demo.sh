@@ -26,7 +26,7 @@ if [ "${1:-}" != --replay ]; then
 fi
 
 R=$(mktemp -d /tmp/capi-devd-demo.XXXXXX)
-trap 'rm -rf "$R"' EXIT
+trap '[ "$BASHPID" != "$$" ] || rm -rf "$R"' EXIT
 mkdir -p "$R/dev" "$R/sys/class/capi/capi20"
 tar -xJf /usr/src/linux-source-6.1.tar.xz -C "$R" --strip-components=3 \
 	linux-source-6.1/Documentation/admin-guide/devices.txt

@@ -80,7 +80,7 @@ echo "export-debian: ${#fixes[@]} fixes of $pkg's series in $out (series: $out/s
 # the exported fixes, once for the series' own files of the same fixes.
 tree_source "$pkg" || die "no source tree $pkg (above)"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/capi-export.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+trap '[ "$BASHPID" != "$$" ] || rm -rf "$tmp"' EXIT
 mapfile -t files < <(for p in "${series_patches[@]}"; do
 	sed -n 's|^+++ b/||p; s|^--- a/||p' "$here/$p"; done | sort -u)
 mkdir -p "$tmp/a"

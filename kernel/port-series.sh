@@ -149,7 +149,7 @@ done
 
 # ---------------------------------------------------------------- write
 out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+trap '[ "$BASHPID" != "$$" ] || rm -rf "$out"' EXIT
 g format-patch -q -n --zero-commit -o "$out" capi-pristine..HEAD
 mapfile -t made < <(ls "$out"/*.patch)
 [ ${#made[@]} = ${#from[@]} ] || die "format-patch wrote ${#made[@]} patches for ${#from[@]}"

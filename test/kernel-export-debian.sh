@@ -13,7 +13,7 @@ set -u
 top=$(cd "$TESTDIR/.." && pwd)
 need patch patch
 work=$(mktemp -d "${TMPDIR:-/tmp}/capi-export-test.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+trap '[ "$BASHPID" != "$$" ] || rm -rf "$work"' EXIT
 export LINUX_SOURCE_PKG=linux-source-6.1
 
 "$top/kernel/export-debian.sh" --check "$work/out" >"$work/log" 2>&1

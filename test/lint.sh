@@ -12,7 +12,7 @@ SRC=$(cd "$TESTDIR/.." && pwd)
 need mandoc mandoc
 need systemd-analyze systemd
 need man man-db
-W=$(mktemp -d) && trap 'rm -rf "$W"' EXIT
+W=$(mktemp -d) && trap '[ "$BASHPID" != "$$" ] || rm -rf "$W"' EXIT
 
 out=$(mandoc -T lint -W warning "$SRC/man/capi-devd.8" 2>&1)
 check "mandoc -T lint: clean" test -z "$out" || diag <<<"$out"

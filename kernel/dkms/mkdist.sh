@@ -44,7 +44,7 @@ fi
 mapfile -t hdrs < <(grep -v '^#' "$here/linux-7/headers")
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/capi-mkdist.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+trap '[ "$BASHPID" != "$$" ] || rm -rf "$tmp"' EXIT
 mkdir -p "$out"
 for v in 6.1 6.12; do
 	pkg=linux-source-$v

@@ -117,7 +117,7 @@ hdrs=()
 [ -z "$tree" ] || mapfile -t hdrs < <(grep -v '^#' "$here/linux-$tree/headers")
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/capi-dkms.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+trap '[ "$BASHPID" != "$$" ] || rm -rf "$tmp"' EXIT
 if [ -z "$srctree" ]; then
 	# only what the tree needs, straight from the source package's tarball
 	srctree=$tmp/src

@@ -110,7 +110,7 @@ suite_archive "$suite"
 # the kernel packages kernel/suite.sh fetched already
 [ -z "$d" ] || cp -n "$d"/debs/*.deb "$cache/suite/$suite/archives/" 2>/dev/null || true
 work=$(mktemp -d "${TMPDIR:-/tmp}/capi-chroot-debs.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+trap '[ "$BASHPID" != "$$" ] || rm -rf "$work"' EXIT
 (cd "$top" && files | tar --null -T - -czf "$work/src.tar.gz" --transform 's|^\(\./\)\{0,1\}|capi-devd/|')
 version=$(sed -n 's/^AC_INIT(\[capi-devd\], \[\([^]]*\)\].*/\1/p' "$top/configure.ac")
 # the release tarball, made here (make dist needs linux-source-6.1 and

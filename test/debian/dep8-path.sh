@@ -40,7 +40,7 @@ case $path in
 esac
 T0=$(date +%s)
 work=$(mktemp -d "${TMPDIR:-/var/tmp}/capi-path-$path.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+trap '[ "$BASHPID" != "$$" ] || rm -rf "$work"' EXIT
 
 # ---------------------------------------------------------------- build
 t0=$(date +%s)

@@ -27,7 +27,7 @@ for c in mmdebstrap:mmdebstrap qemu-img:qemu-utils qemu-system-x86_64:qemu-syste
 done
 T0=$(date +%s)
 work=$(mktemp -d "${TMPDIR:-/var/tmp}/capi-dep8-$suite.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+trap '[ "$BASHPID" != "$$" ] || rm -rf "$work"' EXIT
 
 # ---------------------------------------------------------------- build
 t0=$(date +%s)

@@ -32,7 +32,7 @@ suite_need mmdebstrap
 src=$(suite_sources "$suite") || die "no sources for $suite (above)"
 suite_cache
 work=$(mktemp -d "${TMPDIR:-/tmp}/capi-lintian.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+trap '[ "$BASHPID" != "$$" ] || rm -rf "$work"' EXIT
 mkdir -p "$work/in" "$work/out"
 cp "$dir"/*.changes "$dir"/*.dsc "$dir"/*.tar.* "$dir"/*.deb "$dir"/*.buildinfo "$work/in/" 2>/dev/null || true
 printf '%s\n' "$src" >"$work/sources.list"

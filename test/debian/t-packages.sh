@@ -24,7 +24,7 @@ for c in dpkg-buildpackage:dpkg-dev lintian:lintian piuparts:piuparts mmdebstrap
 	need "${c%%:*}" "${c#*:}"
 done
 work=$(mktemp -d "${TMPDIR:-/var/tmp}/capi-debs.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+trap '[ "$BASHPID" != "$$" ] || rm -rf "$work"' EXIT
 
 # ---------------------------------------------------------------- build
 version=$(sed -n 's/^AC_INIT(\[capi-devd\], \[\([^]]*\)\].*/\1/p' "$top/configure.ac")

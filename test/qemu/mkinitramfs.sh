@@ -466,7 +466,7 @@ fi
 
 # ---------------------------------------------------------------- extra part
 tmp=$(mktemp -d "$ic/extra.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+trap '[ "$BASHPID" != "$$" ] || rm -rf "$tmp"' EXIT
 spec="$tmp/spec"
 : >"$spec"
 seen=()

@@ -19,7 +19,7 @@ boots=(stock-udev stock-kernel)
 # ---------------------------------------------------------------- host side
 err=$(mktemp)
 tmp=$(mktemp -d)
-trap 'rm -rf "$err" "$tmp"' EXIT
+trap '[ "$BASHPID" != "$$" ] || rm -rf "$err" "$tmp"' EXIT
 if out=$("$top/kernel/stock.sh" 2>"$err" | tail -n1) && [ -f "$out/.done" ]; then
 	pass "Debian's $(sed -n 's/^package=//p' "$out/info") fetched (apt-get download), kernelcapi.ko and capisim.ko built out of tree against its headers"
 	grep -v '^\[stock\]' "$err" | diag

@@ -49,7 +49,7 @@ elif grep -qx 'skipped=' "$out/info" && grep -qx 'pristine_capi_fallback=0' "$ou
 fi
 
 rep=$(mktemp)
-trap 'rm -f "$rep"' EXIT
+trap '[ "$BASHPID" != "$$" ] || rm -f "$rep"' EXIT
 rc=0
 "$here/run.sh" --kernel-dir "$out" --initrd "$initrd" \
 	--append "capi.expect=$expect ${CAPI_VM_APPEND:-}" >"$rep" || rc=$?
