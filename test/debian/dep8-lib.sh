@@ -6,6 +6,11 @@
 # it by test/debian/run.sh with their results turned into TAP.  Sourced
 # after test/tap.sh; figures (seconds) are "# figure:" lines.
 #
+#   dep8_debs SUITE WORK WHAT the two packages built in a SUITE chroot
+#                             (test/debian/chroot-debs.sh, cached); one
+#                             test naming WHAT was built; sets DEP8_DEBS
+#                             (its new/, old/, info, dkms-status), else
+#                             ends the test
 #   dep8_image SUITE WORK     builds (or takes from the cache) the image;
 #                             one test; sets DEP8_IMAGE, else ends the test
 #   dep8_run NEW OLD WORK     boots DEP8_IMAGE with the .debs of NEW (and
@@ -28,6 +33,22 @@ DEP8_IMAGE="" DEP8_OUT=""
 
 dep8_secs() { echo $(( $(date +%s) - $1 )); }
 
+dep8_debs() {	# dep8_debs SUITE WORK WHAT
+	local t0 r o version
+	t0=$(date +%s)
+	o=$("$DEP8_DIR/chroot-debs.sh" "$1" 2>"$2/debs.err")
+	r=$?
+	o=${o##*$'\n'}
+	version=$(sed -n 's/^version=//p' "$o/info" 2>/dev/null)
+	if check "capi-devd and capisim-dkms ${3//@V@/$version}, built in $1 (test/debian/chroot-debs.sh $1)" test $r = 0; then
+		diag "figure: the $1 builds: $(dep8_secs "$t0") s now, $(sed -n 's/^build_seconds=//p' "$o/info") s when built ($o)"
+	else
+		{ cat "$2/debs.err"; tail -n 30 "$o/inside.log" "$o/mmdebstrap.log"; } 2>/dev/null | diag
+		done_testing
+	fi
+	# shellcheck disable=SC2034 # for the callers
+	DEP8_DEBS=$o
+}
 dep8_image() {	# dep8_image SUITE WORK
 	local t0 info
 	t0=$(date +%s)

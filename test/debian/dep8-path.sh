@@ -43,17 +43,8 @@ work=$(mktemp -d "${TMPDIR:-/var/tmp}/capi-path-$path.XXXXXX")
 trap '[ "$BASHPID" != "$$" ] || rm -rf "$work"' EXIT
 
 # ---------------------------------------------------------------- build
-t0=$(date +%s)
-o=$("$TESTDIR/debian/chroot-debs.sh" "$from" 2>"$work/debs.err")
-r=$?
-o=${o##*$'\n'}
-version=$(sed -n 's/^version=//p' "$o/info" 2>/dev/null)
-if check "capi-devd and capisim-dkms $version, built in $from (test/debian/chroot-debs.sh $from)" test $r = 0; then
-	diag "figure: the $from builds: $(dep8_secs "$t0") s now, $(sed -n 's/^build_seconds=//p' "$o/info") s when built ($o)"
-else
-	{ cat "$work/debs.err"; tail -n 30 "$o/inside.log" "$o/mmdebstrap.log"; } 2>/dev/null | diag
-	done_testing
-fi
+dep8_debs "$from" "$work" "@V@"
+o=$DEP8_DEBS
 
 # ---------------------------------------------------------------- image
 dep8_image "$from" "$work"

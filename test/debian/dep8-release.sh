@@ -30,17 +30,8 @@ work=$(mktemp -d "${TMPDIR:-/var/tmp}/capi-dep8-$suite.XXXXXX")
 trap '[ "$BASHPID" != "$$" ] || rm -rf "$work"' EXIT
 
 # ---------------------------------------------------------------- build
-t0=$(date +%s)
-o=$("$TESTDIR/debian/chroot-debs.sh" "$base" 2>"$work/debs.err")
-r=$?
-o=${o##*$'\n'}
-version=$(sed -n 's/^version=//p' "$o/info" 2>/dev/null)
-if check "capi-devd and capisim-dkms $version and $version~prev1, built in $base (test/debian/chroot-debs.sh $base)" test $r = 0; then
-	diag "figure: the $base builds: $(dep8_secs "$t0") s now, $(sed -n 's/^build_seconds=//p' "$o/info") s when built ($o)"
-else
-	{ cat "$work/debs.err"; tail -n 30 "$o/inside.log" "$o/mmdebstrap.log"; } 2>/dev/null | diag
-	done_testing
-fi
+dep8_debs "$base" "$work" "@V@ and @V@~prev1"
+o=$DEP8_DEBS
 
 # ---------------------------------------------------------------- image
 dep8_image "$suite" "$work"
