@@ -69,7 +69,8 @@ sampler=$!
 # part NAME TEST...: a row for tests that ran inside make check-ci (TEST:
 # a test's log name without .log, a glob allowed): from the T.time files
 # this run wrote, the wall time from the first start to the last end, the
-# sum of the tests' times, and their results (.trs), counted.
+# sum of the tests' times and of their CPU times, and their results
+# (.trs), counted.
 part() {
 	local name=$1 p f times="" res=""
 	shift
@@ -86,8 +87,8 @@ part() {
 	fi
 	res=$(echo "$res" | sed '/^$/d' | sort | uniq -c | awk '{ printf "%s%s %d", (NR > 1 ? ", " : ""), $2, $1 }')
 	phases+=("$(echo "$times" | awk -v n="$name" -v r="$res" '
-		NF < 3 { next } !s || $1 < s { s = $1 } $2 > e { e = $2 } { sum += $3 }
-		END { printf "  %-32s %6d s  %s (tests: %d s in all)", n, e - s, r, sum }')")
+		NF < 3 { next } !s || $1 < s { s = $1 } $2 > e { e = $2 } { sum += $3; cpu += $4 }
+		END { printf "  %-32s %6d s  %s (tests: %d s in all, %d s CPU)", n, e - s, r, sum, cpu }')")
 }
 # artefacts: what the cache holds that a build made (a .done beside it).
 artefacts() {
@@ -117,13 +118,17 @@ artefacts() {
 			"${d#"$cache"/}" "$all" "$new" $(( all - new ))
 	done
 }
-# slowest: the 15 slowest tests this run ran, in every build directory.
+# slowest [4]: the 15 slowest tests this run ran, in every build
+# directory, by wall time (field 3 of the T.time files), or by CPU time
+# (field 4: what the test and everything it waited for used, QEMU
+# included), with both figures.
 slowest() {
 	local f
 	find "$top"/build "$top"/build-debian13 -name '*.time' -newer "$stamp" 2>/dev/null |
 	while read -r f; do
-		printf '%8.1f s  %s\n' "$(cut -d' ' -f3 "$f")" "$(echo "${f%.time}" | sed "s|^$top/||")"
-	done | sort -rn | head -n 15
+		awk -v k="${1:-3}" -v n="$(echo "${f%.time}" | sed "s|^$top/||")" \
+			'{ printf "%8.1f %8.1f s  %6.1f s CPU  %s\n", $k, $3, $4, n }' "$f"
+	done | sort -rn | head -n 15 | cut -c10-
 }
 report() {
 	set +e
@@ -136,8 +141,10 @@ report() {
 	rm -f "$cpu_log"
 	echo "check: cached artefacts ($cache)"
 	artefacts
-	echo "check: the 15 slowest tests"
+	echo "check: the 15 slowest tests (wall time, and the CPU time of the test and what it waited for)"
 	slowest
+	echo "check: the 15 tests that took the most CPU time"
+	slowest 4
 	rm -f "$stamp"
 }
 trap report EXIT
