@@ -8,14 +8,18 @@
  *   diag(fmt, ...)          a "# " line
  *   is_str, is_int          check() that says what it got and wanted
  *   done_testing()          the plan; the exit status: 0 when none failed
+ *   bail_out(fmt, ...)      "Bail out! ..." with errno's text: the test
+ *                           cannot go on; exit status 2
  * Each line is flushed: a caller may read the output while it runs.
  */
 #ifndef CAPI_DEVD_TAP_H
 #define CAPI_DEVD_TAP_H
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int tap_n, tap_failed;
@@ -76,6 +80,20 @@ static inline int done_testing(void)
 	printf("1..%d\n", tap_n);
 	fflush(stdout);
 	return tap_failed ? 1 : 0;
+}
+
+__attribute__((format(printf, 1, 2), noreturn))
+static inline void bail_out(const char *fmt, ...)
+{
+	int e = errno;
+	va_list ap;
+
+	printf("Bail out! ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf(" (%s)\n", strerror(e));
+	exit(2);
 }
 
 #endif

@@ -48,16 +48,6 @@
 #include "../tap.h"
 #include "capimsg.h"
 
-#define REQ	0x80
-#define CONF	0x81
-#define IND	0x82
-#define RESP	0x83
-#define C_CONNECT		0x02
-#define C_CONNECT_ACTIVE	0x03
-#define C_CONNECT_B3		0x82
-#define C_CONNECT_B3_ACTIVE	0x83
-#define C_DATA_B3		0x86
-
 #define WAIT_MS		10000	/* what must come, under TCG */
 /*
  * A close() of /dev/capi20 that waits for nothing takes milliseconds; one
@@ -71,43 +61,15 @@ static uint16_t applid, msgnum;
 static const char *dev = "/dev/capi20";
 static const char *tty_prefix = "/dev/capi/";
 
-static void bail(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("Bail out! ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf(" (%s)\n", strerror(errno));
-	exit(2);
-}
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
 static void start(struct msg *m, uint8_t cmd, uint8_t sub, uint32_t adr)
 {
-	m->len = 0;
-	put16(m, 0);
-	put16(m, applid);
-	put8(m, cmd);
-	put8(m, sub);
-	put16(m, msgnum++);
-	put32(m, adr);
+	msg_head(m, applid, msgnum++, cmd, sub, adr);
 }
 
 static void send_msg(struct msg *m)
 {
-	m->b[0] = m->len;
-	m->b[1] = m->len >> 8;
-	if (write(capifd, m->b, m->len) != (ssize_t)m->len)
-		bail("write to %s", dev);
+	if (msg_write(capifd, m, 0))
+		bail_out("write to %s", dev);
 }
 
 static void send_simple(uint8_t cmd, uint8_t sub, uint32_t adr)
@@ -122,17 +84,14 @@ static void send_simple(uint8_t cmd, uint8_t sub, uint32_t adr)
 static uint32_t expect(struct msg *m, uint8_t cmd, uint8_t sub,
 		       const char *what)
 {
-	struct pollfd p = { .fd = capifd, .events = POLLIN };
-	ssize_t n;
+	int r = msg_read_within(capifd, m, WAIT_MS);
 
-	if (poll(&p, 1, WAIT_MS) != 1) {
+	if (r < 0)
+		bail_out("read from %s", dev);
+	if (!r) {
 		fail("%s: got nothing", what);
 		return 0xffffffff;
 	}
-	n = read(capifd, m->b, sizeof(m->b));
-	if (n < 12)
-		bail("read from %s", dev);
-	m->len = n;
 	if (m->b[4] != cmd || m->b[5] != sub) {
 		fail("%s: got command 0x%02x/0x%02x, want 0x%02x/0x%02x",
 		     what, m->b[4], m->b[5], cmd, sub);
@@ -149,7 +108,7 @@ static void r_applid(int fd)
 	int r = app_register(fd);
 
 	if (r <= 0)
-		bail("CAPI_REGISTER");
+		bail_out("CAPI_REGISTER");
 	applid = r;
 	msgnum = 1;
 }
@@ -215,14 +174,8 @@ static int data_req(uint32_t ncci, uint16_t handle, const void *data,
 	struct msg m;
 
 	start(&m, C_DATA_B3, REQ, ncci);
-	put32(&m, 0);		/* Data: follows the message */
-	put16(&m, len);
-	put16(&m, handle);
-	put16(&m, 0);		/* Flags */
-	m.b[0] = m.len;
-	m.b[1] = 0;
-	memcpy(m.b + m.len, data, len);
-	return write(capifd, m.b, m.len + len) == m.len + len ? 0 : -1;
+	msg_data_b3(&m, handle, data, len);
+	return msg_write(capifd, &m, len);
 }
 
 static int open_tty(uint32_t ncci)
@@ -338,16 +291,16 @@ static void close_waits_for_no_tty(void)
 
 	ncci = call_out("5550901");
 	if (ncci == 0xffffffff)
-		bail("no call");
+		bail_out("no call");
 	tty = open_tty(ncci);
 	if (tty < 0)
-		bail("open the tty of NCCI 0x%x", ncci);
+		bail_out("open the tty of NCCI 0x%x", ncci);
 	if (pipe(cpipe))
-		bail("pipe");
+		bail_out("pipe");
 
 	/* output held back, and a tcsetattr(TCSADRAIN) waiting for it */
 	if (tcflow(tty, TCOOFF) || write(tty, "x", 1) != 1)
-		bail("TCOOFF and write");
+		bail_out("TCOOFF and write");
 	dpid = drainer(tty);
 	usleep(300000);
 	proc_state(dpid, "TCSADRAIN");
@@ -357,7 +310,7 @@ static void close_waits_for_no_tty(void)
 	proc_state(hpid, "TIOCVHANGUP");
 	/* capisim echoes this: a DATA_B3_IND for the tty, now */
 	if (data_req(ncci, 1, data, sizeof(data) - 1))
-		bail("DATA_B3_REQ");
+		bail_out("DATA_B3_REQ");
 	usleep(400000);
 
 	/* another application comes and goes */
@@ -422,19 +375,19 @@ static void data_window(void)
 	char data[8];
 
 	if (fd < 0)
-		bail("open %s", dev);
+		bail_out("open %s", dev);
 	capifd = fd;
 	r_applid(fd);
 	ncci = call_out("5550902");
 	if (ncci == 0xffffffff)
-		bail("no call");
+		bail_out("no call");
 	r = overrun(ncci, SENT - WINDOW);
 	check(r == 0, "capisim debugfs overrun 0x%x %d: %s", ncci, SENT - WINDOW,
 	      r ? strerror(-r) : "ok");
 	for (i = 0; i < SENT; i++) {
 		snprintf(data, sizeof(data), "win%d", i);
 		if (data_req(ncci, 100 + i, data, strlen(data)))
-			bail("DATA_B3_REQ");
+			bail_out("DATA_B3_REQ");
 	}
 	/* none answered: the controller sends 10, the window is 7 */
 	for (;;) {
@@ -442,7 +395,7 @@ static void data_window(void)
 		if (poll(&p, 1, got >= WINDOW ? 1500 : WAIT_MS) != 1)
 			break;
 		if (read(capifd, m.b, sizeof(m.b)) < 12)
-			bail("read");
+			bail_out("read");
 		if (m.b[4] != C_DATA_B3 || m.b[5] != IND)
 			continue;
 		if (got < SENT)
@@ -484,10 +437,10 @@ int main(int argc, char **argv)
 
 	capifd = open(dev, O_RDWR);
 	if (capifd < 0)
-		bail("open %s", dev);
+		bail_out("open %s", dev);
 	r_applid(capifd);
 	if (ioctl(capifd, CAPI_SET_FLAGS, &flags))
-		bail("CAPI_SET_FLAGS");
+		bail_out("CAPI_SET_FLAGS");
 
 	close_waits_for_no_tty();
 	data_window();

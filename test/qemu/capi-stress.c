@@ -75,19 +75,6 @@
 #define N_PPP 3
 #endif
 
-#define REQ	0x80
-#define CONF	0x81
-#define IND	0x82
-#define RESP	0x83
-#define C_CONNECT		0x02
-#define C_CONNECT_ACTIVE	0x03
-#define C_DISCONNECT		0x04
-#define C_LISTEN		0x05
-#define C_CONNECT_B3		0x82
-#define C_CONNECT_B3_ACTIVE	0x83
-#define C_DISCONNECT_B3		0x84
-#define C_DATA_B3		0x86
-
 #define MAXCALLS	32
 #define GOOD_BYTES	(48 * 1024)
 
@@ -195,14 +182,6 @@ static void on_term(int sig)
 {
 	(void)sig;
 	stop = 1;
-}
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
 /* a system call that took long, but returned: a figure */
@@ -412,20 +391,12 @@ static pid_t start_worker(struct call *c)
 
 static void start_msg(struct msg *m, uint8_t cmd, uint8_t sub, uint32_t adr)
 {
-	m->len = 0;
-	put16(m, 0);
-	put16(m, applid);
-	put8(m, cmd);
-	put8(m, sub);
-	put16(m, msgnum++);
-	put32(m, adr);
+	msg_head(m, applid, msgnum++, cmd, sub, adr);
 }
 
 static int send_msg(struct msg *m)
 {
-	m->b[0] = m->len;
-	m->b[1] = m->len >> 8;
-	return write(capifd, m->b, m->len) == (ssize_t)m->len ? 0 : -1;
+	return msg_write(capifd, m, 0);
 }
 
 static void send_simple(uint8_t cmd, uint8_t sub, uint32_t adr)
@@ -470,16 +441,11 @@ static int connecting = -1;	/* the call being dialled */
 /* One message for the application: answer it.  0 on timeout. */
 static int pump(int ms)
 {
-	struct pollfd p = { .fd = capifd, .events = POLLIN };
 	struct call *c;
 	struct msg m;
 	uint32_t adr;
-	ssize_t n;
 
-	if (poll(&p, 1, ms) != 1)
-		return 0;
-	n = read(capifd, m.b, sizeof(m.b));
-	if (n < 12)
+	if (msg_read_within(capifd, &m, ms) != 1)
 		return 0;
 	adr = get32(m.b + 8);
 	c = by_plci(adr);
@@ -552,63 +518,6 @@ static int dial(int i)
 	return c->unit < 0 ? -1 : 0;
 }
 
-static int dbg_write(const char *file, const char *fmt, ...)
-{
-	char path[256], buf[128];
-	va_list ap;
-	int fd, n, r;
-
-	snprintf(path, sizeof(path), "%s/%s", dbg, file);
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -errno;
-	r = write(fd, buf, n) == n ? 0 : -errno;
-	close(fd);
-	return r;
-}
-
-static long dbg_number(const char *file, const char *key)
-{
-	char path[256], k[64];
-	long v, found = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dbg, file);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (!key) {
-		if (fscanf(f, "%ld", &found) != 1)
-			found = -1;
-	} else {
-		while (fscanf(f, "%63s %ld", k, &v) == 2)
-			if (!strcmp(k, key))
-				found = v;
-	}
-	fclose(f);
-	return found;
-}
-
-static int dbg_lines(const char *file)
-{
-	char path[256], line[512];
-	int n = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dbg, file);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (line[0] != '#')
-			n++;
-	fclose(f);
-	return n;
-}
-
 /* One fault, chosen by @k, on a call that is not the good one. */
 static void inject(unsigned int k)
 {
@@ -620,28 +529,28 @@ static void inject(unsigned int k)
 	case 0:
 	case 1:
 	case 2:
-		if (!dbg_write("flood", "0x%x %u %u", c->ncci, 200 + k % 300,
+		if (!dbg_write(dbg, "flood", "0x%x %u %u", c->ncci, 200 + k % 300,
 			       16 + k % 1000))
 			n_flood++;
 		break;
 	case 3:
-		if (!dbg_write("stray", "%u 0x%x", applid,
+		if (!dbg_write(dbg, "stray", "%u 0x%x", applid,
 			       (c->ncci & 0xffff) | 0x7fff0000))
 			n_stray_data++;
-		if (!dbg_write("stray", "%u 0x%x", applid, ctrl | 0xfe00))
+		if (!dbg_write(dbg, "stray", "%u 0x%x", applid, ctrl | 0xfe00))
 			n_stray_plci++;
 		break;
 	case 4:
-		if (!dbg_write("malform", "0x%x %s", c->ncci,
+		if (!dbg_write(dbg, "malform", "0x%x %s", c->ncci,
 			       k % 3 ? "datalen" : "short"))
 			n_malform++;
 		break;
 	case 5:
-		if (!dbg_write("sendqueuefull", "0x%x %u", c->ncci, 3))
+		if (!dbg_write(dbg, "sendqueuefull", "0x%x %u", c->ncci, 3))
 			n_sqfull++;
 		break;
 	default:
-		if (c->role == HANGUP && !dbg_write("hangup", "0x%x", c->plci))
+		if (c->role == HANGUP && !dbg_write(dbg, "hangup", "0x%x", c->plci))
 			n_hangup++;
 		break;
 	}
@@ -807,8 +716,8 @@ int main(int argc, char **argv)
 	     n_flood, n_stray_data, n_stray_plci, n_malform, n_sqfull,
 	     n_hangup, n_redial);
 	diag("capisim counters: stray_resp %ld, stray_ind %ld",
-	     dbg_number("counters", "stray_resp"),
-	     dbg_number("counters", "stray_ind"));
+	     dbg_number(dbg, "counters", "stray_resp"),
+	     dbg_number(dbg, "counters", "stray_ind"));
 
 	/*
 	 * The good streams may outlast the abuse (a KASAN kernel under TCG
@@ -897,16 +806,16 @@ int main(int argc, char **argv)
 			send_msg(&m);
 		}
 	t_end = now_ms() + bound * 1000LL;
-	while (now_ms() < t_end && dbg_lines("connections") > 0)
+	while (now_ms() < t_end && dbg_lines(dbg, "connections") > 0)
 		pump(100);
 	while (pump(200))
 		;
-	check_id("cleared", dbg_lines("connections") == 0,
+	check_id("cleared", dbg_lines(dbg, "connections") == 0,
 		 "every call cleared: %d connections left",
-		 dbg_lines("connections"));
-	check_id("nothing-held", dbg_number("../echo_bytes", NULL) == 0,
+		 dbg_lines(dbg, "connections"));
+	check_id("nothing-held", dbg_number(dbg, "../echo_bytes", NULL) == 0,
 		 "capisim holds no data: echo_bytes %ld",
-		 dbg_number("../echo_bytes", NULL));
+		 dbg_number(dbg, "../echo_bytes", NULL));
 	close(capifd);
 	return done_testing();
 }

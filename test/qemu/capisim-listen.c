@@ -46,20 +46,6 @@
 #include "../tap.h"
 #include "capimsg.h"
 
-#define REQ	0x80
-#define CONF	0x81
-#define IND	0x82
-#define RESP	0x83
-#define C_CONNECT		0x02
-#define C_CONNECT_ACTIVE	0x03
-#define C_DISCONNECT		0x04
-#define C_LISTEN		0x05
-#define C_INFO			0x08
-#define C_CONNECT_B3		0x82
-#define C_CONNECT_B3_ACTIVE	0x83
-#define C_DISCONNECT_B3		0x84
-#define C_DATA_B3		0x86
-
 #define NONE	0xffffffffu
 
 static unsigned int ctrl = 1;
@@ -69,12 +55,6 @@ struct app {
 	int fd;
 	uint16_t applid, msgnum;
 };
-
-static void bail(const char *what)
-{
-	printf("Bail out! %s (%s)\n", what, strerror(errno));
-	exit(2);
-}
 
 static void putnum(struct msg *m, const char *digits, int calling)
 {
@@ -91,13 +71,7 @@ static void putnum(struct msg *m, const char *digits, int calling)
 static void start(struct app *a, struct msg *m, uint8_t cmd, uint8_t sub,
 		  uint32_t adr)
 {
-	m->len = 0;
-	put16(m, 0);
-	put16(m, a->applid);
-	put8(m, cmd);
-	put8(m, sub);
-	put16(m, a->msgnum++);
-	put32(m, adr);
+	msg_head(m, a->applid, a->msgnum++, cmd, sub, adr);
 }
 
 /* Send @m with @extra bytes after it; 0 or the CAPI error of the write. */
@@ -105,12 +79,10 @@ static int send_data(struct app *a, struct msg *m, unsigned int extra)
 {
 	uint16_t err = 0;
 
-	m->b[0] = m->len;
-	m->b[1] = m->len >> 8;
-	if (write(a->fd, m->b, m->len + extra) == (ssize_t)(m->len + extra))
+	if (!msg_write(a->fd, m, extra))
 		return 0;
 	if (errno != EIO)
-		bail("write to /dev/capi20");
+		bail_out("write to /dev/capi20");
 	ioctl(a->fd, CAPI_GET_ERRCODE, &err);
 	return err ? err : -1;
 }
@@ -144,16 +116,11 @@ static int send_simple(struct app *a, uint8_t cmd, uint8_t sub, uint32_t adr,
 
 static int recv_within(struct app *a, struct msg *m, int ms)
 {
-	struct pollfd p = { .fd = a->fd, .events = POLLIN };
-	ssize_t n;
+	int r = msg_read_within(a->fd, m, ms);
 
-	if (poll(&p, 1, ms) != 1)
-		return 0;
-	n = read(a->fd, m->b, sizeof(m->b));
-	if (n < 12)
-		bail("read from /dev/capi20");
-	m->len = n;
-	return 1;
+	if (r < 0)
+		bail_out("read from /dev/capi20");
+	return r;
 }
 
 /* The next message of @a must be CMD/SUB: its address, or NONE. */
@@ -194,10 +161,10 @@ static void app_open(struct app *a, const char *name, unsigned int window)
 	a->name = name;
 	a->fd = open("/dev/capi20", O_RDWR);
 	if (a->fd < 0)
-		bail("open /dev/capi20");
+		bail_out("open /dev/capi20");
 	r = ioctl(a->fd, CAPI_REGISTER, &rp);
 	if (r <= 0)
-		bail("CAPI_REGISTER");
+		bail_out("CAPI_REGISTER");
 	a->applid = r;
 	a->msgnum = 1;
 }

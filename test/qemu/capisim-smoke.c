@@ -55,20 +55,6 @@
 #include "capimsg.h"
 
 #define CMD(c, s)	(((c) << 8) | (s))
-#define REQ	0x80
-#define CONF	0x81
-#define IND	0x82
-#define RESP	0x83
-#define C_ALERT			0x01
-#define C_CONNECT		0x02
-#define C_CONNECT_ACTIVE	0x03
-#define C_DISCONNECT		0x04
-#define C_LISTEN		0x05
-#define C_CONNECT_B3		0x82
-#define C_CONNECT_B3_ACTIVE	0x83
-#define C_DISCONNECT_B3		0x84
-#define C_DATA_B3		0x86
-
 #define MAXCALLS 255
 
 static int capifd;
@@ -76,18 +62,6 @@ static unsigned int ctrl = 1;
 static uint16_t applid, msgnum;
 static const char *debugfs_dir;
 static const char *tty_prefix = "/dev/capi/";
-
-static void bail(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("Bail out! ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf(" (%s)\n", strerror(errno));
-	exit(2);
-}
 
 /* -------- messages -------- */
 
@@ -100,13 +74,7 @@ static void putstruct(struct msg *m, const void *s, uint8_t len)
 
 static void start(struct msg *m, uint8_t cmd, uint8_t sub, uint32_t adr)
 {
-	m->len = 0;
-	put16(m, 0);
-	put16(m, applid);
-	put8(m, cmd);
-	put8(m, sub);
-	put16(m, msgnum++);
-	put32(m, adr);
+	msg_head(m, applid, msgnum++, cmd, sub, adr);
 }
 
 /* Send; returns 0 or the CAPI error code of a failed write. */
@@ -114,12 +82,10 @@ static int send_msg(struct msg *m)
 {
 	uint16_t err = 0;
 
-	m->b[0] = m->len;
-	m->b[1] = m->len >> 8;
-	if (write(capifd, m->b, m->len) == (ssize_t)m->len)
+	if (!msg_write(capifd, m, 0))
 		return 0;
 	if (errno != EIO)
-		bail("write to the control device");
+		bail_out("write to the control device");
 	ioctl(capifd, CAPI_GET_ERRCODE, &err);
 	return err ? err : -1;
 }
@@ -142,16 +108,11 @@ static void send_simple(uint8_t cmd, uint8_t sub, uint32_t adr)
 /* Next message within @ms milliseconds; 0 on timeout. */
 static int recv_msg_within(struct msg *m, int ms)
 {
-	struct pollfd p = { .fd = capifd, .events = POLLIN };
-	ssize_t n;
+	int r = msg_read_within(capifd, m, ms);
 
-	if (poll(&p, 1, ms) != 1)
-		return 0;
-	n = read(capifd, m->b, sizeof(m->b));
-	if (n < 12)
-		bail("read from the control device");
-	m->len = n;
-	return 1;
+	if (r < 0)
+		bail_out("read from the control device");
+	return r;
 }
 
 /* Next message within WAIT_MS; 0 on timeout. */
@@ -402,8 +363,6 @@ static void frames_test(struct call *c)
 	      tty_prefix, c->unit);
 }
 
-static int debugfs_write(const char *file, const char *fmt, ...);
-
 /* tx_bytes of NCCI in capisim's debugfs connections, -1 if not listed */
 static long debugfs_tx_bytes(uint32_t ncci)
 {
@@ -444,7 +403,7 @@ static void malformed_test(struct call *c)
 	int r;
 
 	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-		r = debugfs_write("malform", "0x%x %s", c->ncci, kinds[i]);
+		r = dbg_write(debugfs_dir, "malform", "0x%x %s", c->ncci, kinds[i]);
 		if (r) {
 			fail("debugfs malform %s: %s", kinds[i], strerror(-r));
 			continue;
@@ -474,15 +433,6 @@ static void malformed_test(struct call *c)
 	}
 	check(echo_test(c, 1) == 0, "%s%d still echoes after 3 malformed DATA_B3_INDs",
 	      tty_prefix, c->unit);
-}
-
-/* Milliseconds on the monotonic clock. */
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
 /*
@@ -544,14 +494,14 @@ static void sendqueuefull_test(struct call *c)
 	int r;
 
 	snprintf(path, sizeof(path), "%s%d", tty_prefix, c->unit);
-	r = debugfs_write("sendqueuefull", "0x%x 3", c->ncci);
+	r = dbg_write(debugfs_dir, "sendqueuefull", "0x%x 3", c->ncci);
 	check(r == 0, "debugfs sendqueuefull: %s", r ? strerror(-r) : "ok");
 	t = now_ms();
 	r = echo_test(c, 5);
 	check(r == 0, "%s: data refused 3 times with CAPI_SENDQUEUEFULL come back (%lld ms)",
 	      path, now_ms() - t);
 
-	r = debugfs_write("sendqueuefull", "0x%x 3", c->ncci);
+	r = dbg_write(debugfs_dir, "sendqueuefull", "0x%x 3", c->ncci);
 	check(r == 0, "debugfs sendqueuefull again: %s",
 	      r ? strerror(-r) : "ok");
 	tx = debugfs_tx_bytes(c->ncci);
@@ -604,59 +554,6 @@ static void disconnect(struct call *c, const char *what)
 	send_simple(C_DISCONNECT, RESP, c->plci);
 }
 
-static int debugfs_write(const char *file, const char *fmt, ...)
-{
-	char path[256], buf[128];
-	va_list ap;
-	int fd, n, ret;
-
-	snprintf(path, sizeof(path), "%s/%s", debugfs_dir, file);
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -errno;
-	ret = write(fd, buf, n) == n ? 0 : -errno;
-	close(fd);
-	return ret;
-}
-
-/* capisim/echo_bytes: memory held for echoing, all controllers (-1: none) */
-static long debugfs_echo_bytes(void)
-{
-	char path[256];
-	long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/../echo_bytes", debugfs_dir);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
-
-/* Lines of the connections file, without the header. */
-static int debugfs_connections(void)
-{
-	char path[256], line[512];
-	int n = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/connections", debugfs_dir);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (line[0] != '#')
-			n++;
-	fclose(f);
-	return n;
-}
-
 /*
  * -U: kernelcapi holds a reference on capisim's module for every
  * registered application, so unloading it now must be refused, and the
@@ -670,7 +567,7 @@ static void refuse_unload(int ncalls)
 	check(r < 0 && (e == EWOULDBLOCK || e == EBUSY),
 	      "unloading capisim with %d calls up is refused (%s)", ncalls,
 	      r < 0 ? strerror(e) : "it unloaded");
-	check(debugfs_connections() == ncalls,
+	check(dbg_lines(debugfs_dir, "connections") == ncalls,
 	      "the %d calls survive the refused unload", ncalls);
 }
 
@@ -773,14 +670,8 @@ static int data_req(uint32_t ncci, uint16_t handle, const void *data,
 	struct msg m;
 
 	start(&m, C_DATA_B3, REQ, ncci);
-	put32(&m, 0);		/* Data: follows the message */
-	put16(&m, len);
-	put16(&m, handle);
-	put16(&m, 0);		/* Flags */
-	m.b[0] = m.len;
-	m.b[1] = 0;
-	memcpy(m.b + m.len, data, len);
-	return write(capifd, m.b, m.len + len) == m.len + len ? 0 : -1;
+	msg_data_b3(&m, handle, data, len);
+	return msg_write(capifd, &m, len);
 }
 
 static void data_resp(uint32_t ncci, uint16_t handle)
@@ -1099,24 +990,6 @@ static int set_answer_timeout(const char *value, char *old, size_t size)
 	return n == (ssize_t)strlen(value) ? 0 : -1;
 }
 
-/* capisim's counters file: the value of @name, -1 if not there */
-static long debugfs_counter(const char *name)
-{
-	char path[256], key[64];
-	long v, found = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/counters", debugfs_dir);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fscanf(f, "%63s %ld", key, &v) == 2)
-		if (!strcmp(key, name))
-			found = v;
-	fclose(f);
-	return found;
-}
-
 /*
  * B protocol struct with B1 @b1, B2 1 (X.75) unless B1 is 0 (HDLC with
  * B2 0 is fine too), B3 0, empty configurations
@@ -1233,12 +1106,12 @@ static void spec_tests(const char *dev)
 	      confs, bad);
 	check(n == 7, "datablkcnt 8: %d DATA_B3_INDs outstanding (want 7, CAPI's maximum)",
 	      n);
-	stray = debugfs_counter("stray_resp");
+	stray = dbg_number(debugfs_dir, "counters", "stray_resp");
 	data_resp(c.ncci, hnd[0] + 1000);
 	check(quiet(300), "a DATA_B3_RESP for a handle never sent frees no place");
-	check(debugfs_counter("stray_resp") == stray + 1,
+	check(dbg_number(debugfs_dir, "counters", "stray_resp") == stray + 1,
 	      "and is counted: stray_resp %ld -> %ld", stray,
-	      debugfs_counter("stray_resp"));
+	      dbg_number(debugfs_dir, "counters", "stray_resp"));
 	data_resp(c.ncci, hnd[3]);	/* any outstanding one, not in order */
 	check(!data_ind(c.ncci, &hnd[3], &m),
 	      "its own DATA_B3_RESP lets the 8th block through");
@@ -1246,14 +1119,14 @@ static void spec_tests(const char *dev)
 	check(!data_ind(c.ncci, &hnd[3], &m), "and the 9th");
 	data_resp(c.ncci, hnd[3]);
 	data_resp(c.ncci, hnd[3]);	/* answered already */
-	check(debugfs_counter("stray_resp") == stray + 2,
+	check(dbg_number(debugfs_dir, "counters", "stray_resp") == stray + 2,
 	      "a second DATA_B3_RESP for the same handle is stray too");
 	for (i = 0; i < 7; i++)
 		if (i != 3)
 			data_resp(c.ncci, hnd[i]);
 
 	/* flood: 20 blocks of 16 bytes, never more than 7 outstanding */
-	n = debugfs_write("flood", "0x%x 20 16", c.ncci);
+	n = dbg_write(debugfs_dir, "flood", "0x%x 20 16", c.ncci);
 	check(n == 0, "debugfs flood 20 16: %s", n ? strerror(-n) : "ok");
 	good = 1;
 	for (n = 0; n < 8 && !data_ind_within(c.ncci, &hnd[n], &m, 1000); n++)
@@ -1274,16 +1147,16 @@ static void spec_tests(const char *dev)
 	 * DATA_B3_IND makes kernelcapi log "BUG: capi_signal: ncci not
 	 * found": the stress test sends those)
 	 */
-	stray = debugfs_counter("stray_ind");
-	n = debugfs_write("stray", "%u 0x%x", applid, ctrl | 0xfe00);
+	stray = dbg_number(debugfs_dir, "counters", "stray_ind");
+	n = dbg_write(debugfs_dir, "stray", "%u 0x%x", applid, ctrl | 0xfe00);
 	check(n == 0 && expect(&m, C_DISCONNECT, IND, "stray DISCONNECT_IND") ==
 	      (ctrl | 0xfe00), "debugfs stray: DISCONNECT_IND for PLCI 0x%x",
 	      ctrl | 0xfe00);
-	check(debugfs_counter("stray_ind") == stray + 1, "stray_ind counts it");
-	n = debugfs_write("stray", "%u 0x%x", applid, c.ncci);
+	check(dbg_number(debugfs_dir, "counters", "stray_ind") == stray + 1, "stray_ind counts it");
+	n = dbg_write(debugfs_dir, "stray", "%u 0x%x", applid, c.ncci);
 	check(n == -EBUSY, "debugfs stray on a live NCCI is refused: %s",
 	      n ? strerror(-n) : "accepted");
-	check(debugfs_connections() >= 1, "the call survives");
+	check(dbg_lines(debugfs_dir, "connections") >= 1, "the call survives");
 	disconnect(&c, "echo call of C");
 	use(&app_main);
 	close(app_c.fd);
@@ -1332,7 +1205,7 @@ static void switch_tests(const char *dev)
 	cur_app = &app_main;
 	if (app_open(&app_a, dev, 7, BLKLEN_A) || app_open(&app_b, dev,
 							   WINDOW_B, 2048))
-		bail("switch tests: open and register two more applications");
+		bail_out("switch tests: open and register two more applications");
 	pass("switch: applications A (%u) and B (%u) registered",
 	     app_a.applid, app_b.applid);
 	/* a listener with no number would be offered A's calls too */
@@ -1351,7 +1224,7 @@ static void switch_tests(const char *dev)
 		use(&app_b);
 		simple_req(C_ALERT, c.plci_b);
 		expect_conf(C_ALERT, 0, "call 1: B alerts");
-		check(debugfs_connections() == 2,
+		check(dbg_lines(debugfs_dir, "connections") == 2,
 		      "call 1: debugfs connections lists both sides");
 		if (!sw_answer(&c, "call 1") && !sw_b3(&c, &app_a, "call 1")) {
 			sw_data_a_to_b(&c);
@@ -1492,9 +1365,9 @@ static void switch_tests(const char *dev)
 		disconnect_ind(c.plci_a, 0x3490, "call 9: B released");
 	}
 	usleep(200000);
-	check(debugfs_connections() == 0, "switch: no connections left");
-	check(debugfs_echo_bytes() == 0, "switch: nothing held (echo_bytes %ld)",
-	      debugfs_echo_bytes());
+	check(dbg_lines(debugfs_dir, "connections") == 0, "switch: no connections left");
+	check(dbg_number(debugfs_dir, "../echo_bytes", NULL) == 0, "switch: nothing held (echo_bytes %ld)",
+	      dbg_number(debugfs_dir, "../echo_bytes", NULL));
 	use(&app_main);
 	close(app_a.fd);
 	if (app_b.fd >= 0)
@@ -1538,14 +1411,14 @@ int main(int argc, char **argv)
 
 	capifd = open(dev, O_RDWR);
 	if (capifd < 0)
-		bail("open %s", dev);
+		bail_out("open %s", dev);
 	rp.level3cnt = ncalls + 2;
 	rp.datablkcnt = 7;
 	rp.datablklen = 2048;
 	r = ioctl(capifd, CAPI_REGISTER, &rp);
 	check(r > 0, "CAPI_REGISTER: ApplID %d", r);
 	if (r <= 0)
-		bail("CAPI_REGISTER");
+		bail_out("CAPI_REGISTER");
 	applid = r;
 
 	memset(&io, 0, sizeof(io));
@@ -1561,7 +1434,7 @@ int main(int argc, char **argv)
 	      "profile: %u B channels, %u controller(s), enough for %d calls",
 	      io.profile.nbchannel, io.profile.ncontroller, ncalls + 1);
 	if (r || io.profile.nbchannel < ncalls + 1)
-		bail("not enough B channels: load capisim with nbchan=%d",
+		bail_out("not enough B channels: load capisim with nbchan=%d",
 		     ncalls + 1);
 	check(ioctl(capifd, CAPI_SET_FLAGS, &flags) == 0,
 	      "CAPI_SET_FLAGS CAPIFLAG_HIGHJACKING");
@@ -1573,7 +1446,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < ncalls; i++) {
 		calls[i].tty = -1;
 		if (call_out(&calls[i], i) < 0)
-			bail("call %d failed", i);
+			bail_out("call %d failed", i);
 		r = open_tty(&calls[i]);
 		check(r == 0, "call %d: PLCI 0x%x NCCI 0x%x, %s%d", i,
 		      calls[i].plci, calls[i].ncci, tty_prefix, calls[i].unit);
@@ -1585,7 +1458,7 @@ int main(int argc, char **argv)
 	malformed_test(&calls[0]);
 	flow_reopen_test(&calls[0]);
 	sendqueuefull_test(&calls[0]);
-	check(debugfs_connections() == ncalls, "debugfs connections lists %d calls",
+	check(dbg_lines(debugfs_dir, "connections") == ncalls, "debugfs connections lists %d calls",
 	      ncalls);
 	if (keep) {
 		printf("# exiting with %d calls up\n", ncalls);
@@ -1643,7 +1516,7 @@ int main(int argc, char **argv)
 		disconnect(&extra[i], "extra call");
 
 	/* incoming call, remote B3 connection, remote hangup */
-	r = debugfs_write("incoming", "5551234 5559876");
+	r = dbg_write(debugfs_dir, "incoming", "5551234 5559876");
 	check(r == 0, "debugfs incoming: %s", r ? strerror(-r) : "ok");
 	in.plci = expect(&m, C_CONNECT, IND, "CONNECT_IND");
 	check(in.plci != 0xffffffff && get16(m.b + 12) == 2 &&
@@ -1657,7 +1530,7 @@ int main(int argc, char **argv)
 	adr = expect(&m, C_CONNECT_ACTIVE, IND, "CONNECT_ACTIVE_IND (in)");
 	check(adr == in.plci, "incoming call connected");
 	send_simple(C_CONNECT_ACTIVE, RESP, in.plci);
-	r = debugfs_write("connect_b3", "0x%x", in.plci);
+	r = dbg_write(debugfs_dir, "connect_b3", "0x%x", in.plci);
 	check(r == 0, "debugfs connect_b3: %s", r ? strerror(-r) : "ok");
 	in.ncci = expect(&m, C_CONNECT_B3, IND, "CONNECT_B3_IND");
 	start(&m, C_CONNECT_B3, RESP, in.ncci);
@@ -1673,14 +1546,14 @@ int main(int argc, char **argv)
 	check(r == 0, "incoming call: tty %s%d echoes", tty_prefix, in.unit);
 	close(in.tty);
 	/* numbers are checked, not cut to 16 bits: 0x10000 is no reason */
-	r = debugfs_write("hangup", "0x%x 0x10000", in.ncci);
+	r = dbg_write(debugfs_dir, "hangup", "0x%x 0x10000", in.ncci);
 	check(r == -EINVAL, "debugfs hangup with REASON 0x10000 is refused: %s",
 	      r ? strerror(-r) : "accepted");
-	r = debugfs_write("disconnect_b3", "0x%x 0x10000", in.ncci);
+	r = dbg_write(debugfs_dir, "disconnect_b3", "0x%x 0x10000", in.ncci);
 	check(r == -EINVAL, "debugfs disconnect_b3 with REASON_B3 0x10000 is refused: %s",
 	      r ? strerror(-r) : "accepted");
-	check(debugfs_connections() >= 1, "the call survives the refused writes");
-	r = debugfs_write("hangup", "0x%x", in.ncci);
+	check(dbg_lines(debugfs_dir, "connections") >= 1, "the call survives the refused writes");
+	r = dbg_write(debugfs_dir, "hangup", "0x%x", in.ncci);
 	check(r == 0, "debugfs hangup: %s", r ? strerror(-r) : "ok");
 	adr = expect(&m, C_DISCONNECT_B3, IND, "DISCONNECT_B3_IND (remote)");
 	check(adr == in.ncci, "remote hangup: DISCONNECT_B3_IND");
@@ -1689,16 +1562,16 @@ int main(int argc, char **argv)
 	check(adr == in.plci && get16(m.b + 12) == 0x3490,
 	      "remote hangup: DISCONNECT_IND, reason 0x%04x", get16(m.b + 12));
 	send_simple(C_DISCONNECT, RESP, in.plci);
-	r = debugfs_write("hangup", "0x%x", in.plci);
+	r = dbg_write(debugfs_dir, "hangup", "0x%x", in.plci);
 	check(r == -ENOENT, "hangup of a released PLCI: %s", strerror(-r));
 
 	/* local clearing */
 	for (i = 0; i < ncalls; i++)
 		disconnect(&calls[i], "call");
 	usleep(200000);
-	check(debugfs_connections() == 0, "no connections left");
-	check(debugfs_echo_bytes() == 0, "no echo data held (echo_bytes %ld)",
-	      debugfs_echo_bytes());
+	check(dbg_lines(debugfs_dir, "connections") == 0, "no connections left");
+	check(dbg_number(debugfs_dir, "../echo_bytes", NULL) == 0, "no echo data held (echo_bytes %ld)",
+	      dbg_number(debugfs_dir, "../echo_bytes", NULL));
 	for (i = 0; i < ncalls; i++) {
 		char path[64];
 		struct stat st;
