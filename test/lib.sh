@@ -21,6 +21,13 @@ ROOT=$(mktemp -d "${TMPDIR:-/tmp}/capi-devd-test.XXXXXX")
 # the EXIT trap too (bash), and a stray kill (a pid reused on a busy
 # machine) once took a running test's root away that way.
 trap '[ "$BASHPID" != "$$" ] || rm -rf "$ROOT"' EXIT
+# A signal that ends the test says so in its log, with what ran it: a root
+# that vanished mid-test (once, under a sanitizer run's load) left no
+# trace of who ended what.
+for sig in TERM INT HUP; do
+	# shellcheck disable=SC2064 # the signal's name, now
+	trap "diag 'lib.sh: SIG$sig: the test stops here'; ps -o pid,ppid,args -p \$PPID,\$\$ | diag; exit 1" $sig
+done
 mkdir -p "$ROOT/dev" "$ROOT/sys" "$ROOT/proc"
 # The root's /proc/devices names the CAPI tty driver's major: 240 for the
 # modern driver ("capi!"), 241 for the pre-fix one ("capi").  A test that
