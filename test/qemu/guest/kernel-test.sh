@@ -143,12 +143,7 @@ fi
 # tty), a tty reopened after TCOOFF and close sends, DATA_B3_REQs refused
 # with send queue full still go out and close() does not wait 30 s
 if [ $has_capisim = 1 ] && loaded capisim; then
-	if out=$(capisim-smoke -n 1 -U 2>&1); then
-		pass "capisim-smoke: $(grep -c '^ok' <<<"$out") checks passed"
-	else
-		fail "capisim-smoke"
-		grep -v '^ok' <<<"$out" | diag
-	fi
+	client_run "capisim-smoke" capisim-smoke -n 1 -U
 else
 	missing_part "capisim-smoke" "no capisim module (series patch adding it missing)"
 fi
@@ -170,13 +165,8 @@ fi
 # discipline a hangup waits for while data for it come in (finding 1); a
 # connection gets no more unanswered DATA_B3_INDs than its window (finding 4)
 if [ $has_capisim = 1 ] && loaded capisim; then
-	if out=$(capi-regress 2>&1); then
-		pass "capi-regress: $(grep -c '^ok' <<<"$out") checks passed"
-	else
-		fail "capi-regress"
-	fi
-	grep -v '^ok' <<<"$out" | diag
-	grep '^ok' <<<"$out" | diag
+	client_run "capi-regress" capi-regress
+	grep '^ok' <<<"$CLIENT_OUT" | diag
 else
 	missing_part "capi-regress" "no capisim module (series patch adding it missing)"
 fi
@@ -189,13 +179,8 @@ if [ $has_capisim = 1 ] && loaded capisim && rmmod capisim &&
 	# the debug kernel's KASAN quarantine holds freed skbs a while
 	slab_kb=2048
 	have_kmemleak && slab_kb=8192
-	if out=$(CAPISIM_LISTEN_SLAB_KB=$slab_kb capisim-listen 2>&1); then
-		pass "capisim-listen: $(grep -c '^ok' <<<"$out") checks passed"
-		grep 'never reads' <<<"$out" | diag
-	else
-		fail "capisim-listen"
-		grep -v '^ok' <<<"$out" | diag
-	fi
+	client_run "capisim-listen" env CAPISIM_LISTEN_SLAB_KB=$slab_kb capisim-listen &&
+		grep 'never reads' <<<"$CLIENT_OUT" | diag
 else
 	missing_part "capisim-listen" "no capisim module (series patch adding it missing)"
 fi

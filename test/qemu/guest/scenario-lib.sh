@@ -140,6 +140,25 @@ perms_ok() {	# perms_ok PATH: root, dialout, 0660
 	[ "$(stat -L -c '%U %G %a' "$1" 2>/dev/null)" = "root dialout 660" ]
 }
 
+# client_run DESC CMD...: one test for a test client's own TAP (capi-call,
+# capisim-smoke, ...): it passes when CMD exits 0, with the count of the
+# client's checks; the client's lines other than "ok" go to diag.  The
+# whole output is left in $CLIENT_OUT; the status is CMD's.
+CLIENT_OUT=""
+client_run() {
+	local desc=$1 r
+	shift
+	CLIENT_OUT=$("$@" 2>&1)
+	r=$?
+	if [ $r = 0 ]; then
+		pass "$desc ($(grep -c '^ok' <<<"$CLIENT_OUT") client checks)"
+	else
+		fail "$desc (exit $r)"
+	fi
+	grep -v '^ok' <<<"$CLIENT_OUT" | diag
+	return $r
+}
+
 # Start the client holding CALLS calls; its output goes to $CALL_OUT.
 CALL_OUT=/tmp/capi-call.out
 call_pid=""

@@ -159,17 +159,10 @@ scenario_33() {
 	# Frames echoed under n_tty and left unread, then TIOCSETD N_HDLC:
 	# what n_tty left in the flip buffer must not reach N_HDLC as one
 	# merged frame; what was still queued arrives frame by frame.
-	local out r
 	calls_up 1 -E
 	settle
-	out=$(ldisc-switch "/dev/capi/$(unit0)" 2>&1)
-	r=$?
-	if [ $r = 0 ]; then
-		pass "n_tty to N_HDLC mid-stream: only whole frames, in order ($(grep -c '^ok' <<<"$out") client checks)"
-	else
-		fail "n_tty to N_HDLC mid-stream: only whole frames, in order (exit $r)"
-	fi
-	grep -v '^ok' <<<"$out" | diag
+	client_run "n_tty to N_HDLC mid-stream: only whole frames, in order" \
+		ldisc-switch "/dev/capi/$(unit0)"
 	calls_down
 	settle
 }

@@ -45,14 +45,8 @@ scenario_10() {
 	# 4 calls at once, 64 KiB each streamed through /dev/capi/N under n_tty,
 	# written and read at the same time: the flip buffer's flow control and the
 	# per-tty receive lock (kernel patches 3 and 5) keep every byte, in order.
-	out=$(capi-call -n 4 -B 65536 2>&1)
-	r=$?
-	if [ $r = 0 ]; then
-		pass "4 calls x 64 KiB through /dev/capi/N: every byte back, in order ($(grep -c '^ok' <<<"$out") client checks)"
-	else
-		fail "4 calls x 64 KiB through /dev/capi/N: every byte back, in order (exit $r)"
-		grep -v '^ok' <<<"$out" | diag
-	fi
+	client_run "4 calls x 64 KiB through /dev/capi/N: every byte back, in order" \
+		capi-call -n 4 -B 65536
 	settle
 	wait_for 5 none_match '/dev/capi20.*'
 	names_gone "after the stream"
