@@ -26,7 +26,9 @@ BOUND=40
 MEM_BOUND=8192
 SLAB_BOUND=4096
 
-meminfo() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
+# meminfo KEY SNAPSHOT: KEY's figure (KiB) in SNAPSHOT, a copy of
+# /proc/meminfo: the figures of one measurement are of one moment
+meminfo() { awk -v k="$1:" '$1 == k { print $2 }' <<<"$2"; }
 # settle_mem: before a measurement, give back what the kernel only
 # caches: the page cache, dentries and inodes (drop_caches), and the free
 # objects and empty slabs each slab cache keeps (its shrink file:
@@ -46,9 +48,9 @@ settle_mem() {
 # mem_parts: where the memory is, KiB, for the diagnostics: a drop of
 # MemAvailable that Slab does not explain is told apart from here.
 MEM_PARTS="MemFree Cached SReclaimable SUnreclaim KernelStack PageTables VmallocUsed Percpu AnonPages Shmem"
-mem_parts() {
+mem_parts() { # mem_parts SNAPSHOT
 	local k
-	for k in $MEM_PARTS; do printf '%s ' "$(meminfo "$k")"; done
+	for k in $MEM_PARTS; do printf '%s ' "$(meminfo "$k" "$1")"; done
 }
 mem_parts_diff() { # mem_parts_diff "BEFORE" "AFTER": "K +D ..." lines
 	local -a a b k
@@ -78,7 +80,8 @@ check "debugfs of capisim" test -d /sys/kernel/debug/capisim/ctr1
 # warm up: the binaries, libraries and first ttys in the page cache and slab
 capi-stress -n 6 -t 2 -b $BOUND >/dev/null 2>&1
 settle_mem
-mem0=$(meminfo MemAvailable) slab0=$(meminfo Slab) parts0=$(mem_parts)
+snap=$(cat /proc/meminfo)
+mem0=$(meminfo MemAvailable "$snap") slab0=$(meminfo Slab "$snap") parts0=$(mem_parts "$snap")
 diag "before: MemAvailable $mem0 KiB, Slab $slab0 KiB"
 
 t0=$(date +%s)
@@ -112,8 +115,9 @@ check "no capi-stress process left" not pgrep -x capi-stress
 
 modprobe -r ppp_async 2>/dev/null
 settle_mem
-mem1=$(meminfo MemAvailable) slab1=$(meminfo Slab) parts1=$(mem_parts)
-diag "after: MemAvailable $mem1 KiB ($((mem1 - mem0)) KiB), Slab $slab1 KiB (+$((slab1 - slab0)) KiB)"
+snap=$(cat /proc/meminfo)
+mem1=$(meminfo MemAvailable "$snap") slab1=$(meminfo Slab "$snap") parts1=$(mem_parts "$snap")
+diag "after: MemAvailable $mem1 KiB ($(printf '%+d' $((mem1 - mem0))) KiB), Slab $slab1 KiB ($(printf '%+d' $((slab1 - slab0))) KiB)"
 diag "after - before, KiB: $(mem_parts_diff "$parts0" "$parts1")"
 check "MemAvailable dropped by at most $MEM_BOUND KiB: $((mem0 - mem1)) KiB" \
 	test $((mem0 - mem1)) -le $MEM_BOUND
