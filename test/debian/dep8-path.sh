@@ -127,7 +127,7 @@ case $path in
 	v=$(awk '$2 == "linux-headers-amd64" { print $3 }' "$DEP8_IMAGE/packages")
 	mkdir -p "$work/from"
 	cp "$cache/suite/$from/archives/linux-headers-amd64_${v/:/%3a}_amd64.deb" "$work/from/" 2>/dev/null
-	check "$from's linux-headers-amd64 $v from the image build's .debs" compgen -G "$work/from/*.deb"
+	check "$from's linux-headers-amd64 $v from the image build's .debs" compgen -G "$work/from/*.deb" >/dev/null
 	extra=(--archive "$from=$work/from") ;;
 esac
 
