@@ -28,9 +28,17 @@
 #       vmlinuz       the image's own /boot/vmlinuz-*
 #       initrd.img    the image's own /boot/initrd.img-* (initramfs-tools)
 #       info          suite, key, kernel release, build seconds
-#       packages      dpkg -l of the image
+#       packages      dpkg -l of the image as built, the headers included
+#                     (test/debian/run.sh gives the guest their .debs)
 #   stdout: one line, that directory.  Progress goes to stderr; the
 #   build log is DIR.tmp/build.log while it runs (kept on failure).
+#
+#   The kernel headers (linux-headers-*, linux-kbuild-*) are installed
+#   with the image, then purged from it in the build: a DEP-8 testbed has
+#   none (test/debian/guest.sh's testbed step purged them in the guest,
+#   117 s of TCG per run for 7 packages; natively it takes seconds), so
+#   installing capisim-dkms builds nothing until a test installs
+#   linux-headers-$(uname -r).
 #
 #   In the image, capi-dep8.service runs when the kernel command line has
 #   capi.dep8=1: it mounts the 9p share "dep8" at /run/dep8 and runs
@@ -139,6 +147,20 @@ cat >"$tmp/initramfs.hook" <<'EOF'
 manual_add_modules virtio_pci virtio_blk ext4 crc32c_generic
 EOF
 
+# The headers out of the image, as the testbed has them (see above):
+# after dpkg -l listed them (run.sh takes their versions from it), after
+# the kernel hook that may install the backports kernel's.
+cat >"$tmp/purge-headers" <<'EOF'
+#!/bin/sh
+set -e
+root=$1
+h=$(chroot "$root" dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' 'linux-headers-*' 'linux-kbuild-*' |
+	awk '$1 == "ii" { print $2 }')
+[ -n "$h" ] || { echo "purge-headers: no headers in the image" >&2; exit 1; }
+# shellcheck disable=SC2086 # package names
+chroot "$root" env DEBIAN_FRONTEND=noninteractive apt-get purge -y -q $h
+EOF
+
 say "mmdebstrap $suite into $tmp/root (log: $log)"
 suite_archive "$base"
 # shellcheck disable=SC2086
@@ -154,6 +176,9 @@ mmdebstrap --variant=minbase --mode=root \
 	--customize-hook='chroot "$1" systemctl enable capi-dep8.service' \
 	--customize-hook='chroot "$1" passwd -d root' \
 	"${kernel_hook[@]}" \
+	--customize-hook="chroot \"\$1\" dpkg -l >'$tmp/packages'" \
+	--customize-hook="ls \"\$1/usr/src\" >'$tmp/usr-src'" \
+	--customize-hook="sh '$tmp/purge-headers' \"\$1\"" \
 	--customize-hook='rm -f "$1/etc/machine-id"; touch "$1/etc/machine-id"' \
 	"${suite_archive_opts[@]}" \
 	"$base" "$tmp/root" "$tmp/debian.list" >>"$log" 2>&1 ||
@@ -163,10 +188,11 @@ vmlinuz=$(ls "$tmp"/root/boot/vmlinuz-* 2>/dev/null | sort -V | tail -n1)
 [ -n "$vmlinuz" ] || fail "the image has no /boot/vmlinuz-*"
 krel=${vmlinuz##*/vmlinuz-}
 [ -f "$tmp/root/boot/initrd.img-$krel" ] || fail "the image has no /boot/initrd.img-$krel (initramfs-tools)"
-[ -d "$tmp/root/usr/src/linux-headers-$krel" ] || fail "the image has no headers for $krel"
+grep -qx "linux-headers-$krel" "$tmp/usr-src" || fail "the image was built without headers for $krel"
+[ ! -e "$tmp/root/usr/src/linux-headers-$krel" ] || fail "the headers for $krel were not purged from the image"
+rm -f "$tmp/usr-src"
 cp "$vmlinuz" "$tmp/vmlinuz"
 cp "$tmp/root/boot/initrd.img-$krel" "$tmp/initrd.img"
-chroot "$tmp/root" dpkg -l >"$tmp/packages"
 
 say "making the ext4 disk image"
 size_mb=$(( $(du -sm "$tmp/root" | cut -f1) + 1536 ))
