@@ -106,9 +106,15 @@ t0=$(date +%s)
 rm -rf "$out"
 mkdir -p "$out"
 [ -z "$d" ] || cp "$d/abi" "$out/abi"
+# the kernel packages kernel/suite.sh fetched already, before
+# suite_archive takes its snapshot (each by a rename, under the archive's
+# lock, as suite_archive's copy out)
+mkdir -p "$cache/suite/$suite/archives"
+[ -z "$d" ] || flock "$cache/suite/$suite/archives.lock" sh -c 'for f; do
+		b=${f##*/}
+		[ -e "$0/$b" ] || { cp "$f" "$0/.$b.tmp" && mv "$0/.$b.tmp" "$0/$b"; }
+	done' "$cache/suite/$suite/archives" "$d"/debs/*.deb 2>/dev/null || true
 suite_archive "$suite"
-# the kernel packages kernel/suite.sh fetched already
-[ -z "$d" ] || cp -n "$d"/debs/*.deb "$cache/suite/$suite/archives/" 2>/dev/null || true
 work=$(mktemp -d "${TMPDIR:-/tmp}/capi-chroot-debs.XXXXXX")
 trap '[ "$BASHPID" != "$$" ] || rm -rf "$work"' EXIT
 (cd "$top" && files | tar --null -T - -czf "$work/src.tar.gz" --transform 's|^\(\./\)\{0,1\}|capi-devd/|')

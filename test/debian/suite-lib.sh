@@ -137,17 +137,27 @@ suite_done() {
 # mmdebstrap's cleanup empties the chroot's archives after it).  The copy
 # out holds $cache/suite/SUITE/archives.lock and adds only the .debs the
 # archive lacks, each by a rename: builds of SUITE side by side (the
-# image, piuparts' base, a chroot build) never see half a .deb.
+# image, piuparts' base, a chroot build) never see half a .deb.  The copy
+# in reads a snapshot (hard links, taken under the same lock): tar fails
+# on a directory that another build adds to while it reads it ("file
+# changed as we read it"), and mmdebstrap's next hook then failed too
+# (seen: two builds of trixie side by side).  The snapshot goes right
+# after the copy in; one left by a build that died is removed after two
+# hours.
 # mmdebstrap's apt reads none of the host's apt.conf: a disabled
 # Valid-Until there (a frozen mirror, whose sid and -security Release
 # files expire) is carried over too.
 suite_archive() {
-	local d="$cache/suite/$1" a="$cache/suite/$1/archives"
+	local d="$cache/suite/$1" a="$cache/suite/$1/archives" snap
 	mkdir -p "$a"
+	find "$d" -maxdepth 1 -name 'snapshot.*' -mmin +120 -exec rm -rf {} + 2>/dev/null || true
+	snap=$(mktemp -d "$d/snapshot.XXXXXX") &&
+		flock "$d/archives.lock" cp -al "$a/." "$snap/" || return 1
 	# shellcheck disable=SC2016,SC2034
 	suite_archive_opts=(--skip=essential/unlink
 		--setup-hook='mkdir -p "$1"/var/cache/apt/archives/'
-		--setup-hook="sync-in $a /var/cache/apt/archives/"
+		--setup-hook="sync-in $snap /var/cache/apt/archives/"
+		--setup-hook="rm -rf '$snap'"
 		--customize-hook="flock '$d/archives.lock' sh -c 'cd \"\$1\"/var/cache/apt/archives || exit 1
 			for f in *.deb; do
 				[ -f \"\$f\" ] && [ ! -e \"\$2/archives/\$f\" ] || continue
