@@ -86,7 +86,7 @@ mkdir -p "$out/unpack"
 tar -C "$out/unpack" -xJf "$orig"
 [ -d "$out/unpack/capi-devd-$up" ] || die "$orig does not hold capi-devd-$up/"
 mv "$out/unpack/capi-devd-$up" "$src"
-rm -rf "$out/unpack" "$out/dist"
+rm -rf "$out/unpack"
 if [ -n "$version" ]; then
 	sed -i "s/^AC_INIT(\[capi-devd\], \[[^]]*\]/AC_INIT([capi-devd], [$version]/" "$src/configure.ac"
 	grep -q "^AC_INIT(\[capi-devd\], \[$version\]" "$src/configure.ac" || die "cannot set the version in configure.ac"
@@ -94,6 +94,8 @@ if [ -n "$version" ]; then
 else
 	cp "$orig" "$out/capi-devd_$up.orig.tar.xz"
 fi
+# (a tarball made here lives in dist/ till now)
+rm -rf "$out/dist"
 # this tree's packaging, over the tarball's copy
 rm -rf "$src/debian"
 cp -a "$top/debian" "$src/debian"
