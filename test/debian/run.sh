@@ -16,7 +16,7 @@
 #   source package, from the .debs the image build downloaded:
 #   $CAPI_DEVD_CACHE/suite/SUITE/archives), as the archive gives them to
 #   a testbed.  In the guest, test/debian/guest.sh sets the testbed up
-#   (that repository its only apt source, the image's headers purged),
+#   (that repository its only apt source, no kernel headers: checked),
 #   installs each test's Depends, runs the tests of debian/tests/control
 #   in order, rebooting when a test asks to (autopkgtest's reboot
 #   protocol), and powers off.
@@ -174,12 +174,13 @@ tsc=$(dmesg 2>/dev/null | sed -n -e 's/.*tsc: Refined TSC clocksource calibratio
 	-e 's/.*tsc: Detected \([0-9]*\)\.\([0-9]\{3\}\)[0-9]* MHz TSC.*/2 \1\2/p' \
 	-e 's/.*tsc: Detected \([0-9]*\)\.\([0-9]\{3\}\)[0-9]* MHz processor.*/1 \1\2/p' | sort -n | tail -n1 | cut -d' ' -f2)
 echo "tsc_early_khz=${tsc:-none: no TSC rate in the host kernel log}" >"$out/tsc"
+cpu=qemu64,+smep,+smap
 # A power-off that left a kernel in the share (the newest the guest has,
 # for its reboot): the same disk booted again with it.
 while :; do
 	rm -rf "${share:?}/boot"
 	nboot=$((nboot + 1))
-	timeout "$((end - $(date +%s)))" "$qemu" -machine q35,accel=tcg -cpu qemu64,+smep,+smap -smp 1 \
+	timeout "$((end - $(date +%s)))" "$qemu" -machine q35,accel=tcg -cpu "$cpu" -smp 1 \
 		-m "${CAPI_QEMU_MEM:-1536}" -nographic -nic none -no-user-config -nodefaults \
 		-chardev "file,id=con,path=$out/console.log,append=on" -serial chardev:con \
 		-kernel "$kernel" -initrd "$initrd" \
@@ -194,7 +195,7 @@ while :; do
 	kernel=$out/vmlinuz.$nboot initrd=$out/initrd.img.$nboot
 done
 t1=$(date +%s)
-{ echo "wall_seconds=$((t1 - t0))"; echo "accel=tcg"; echo "cpu=qemu64,+smep,+smap"; echo "smp=1"; echo "qemu_runs=$nboot"; } >"$out/info"
+{ echo "wall_seconds=$((t1 - t0))"; echo "accel=tcg"; echo "cpu=$cpu"; echo "smp=1"; echo "qemu_runs=$nboot"; } >"$out/info"
 cp -a "$share/out/." "$out/"
 rm -f "$overlay" "$out"/vmlinuz.* "$out"/initrd.img.*
 echo "$out"
