@@ -162,34 +162,21 @@ key=$( {
 	echo "kmod $("$DEPMOD" --version | head -n1)"
 } | sha256sum | cut -c1-16)
 out="$sc/out-$key"
-if [ "$force" = 0 ] && [ -f "$out/.done" ]; then
-	say "up to date: $out"
-	echo "$out"
-	exit 0
-fi
+suite_done "$out" "$force"
 
-t0=$(date +%s)
-tmp="$out.tmp"
-rm -rf "$tmp"
-mkdir -p "$tmp"
-log="$tmp/build.log"
-fail() {
-	echo "kernel/stock.sh: error: $*" >&2
-	[ -s "$log" ] && { echo "---- last lines of $log" >&2; tail -n 30 "$log" >&2; }
-	exit 1
-}
+suite_build "$out" kernel/stock.sh
 
 # ---------------------------------------------------------------- out of tree
-srctree=$("$here/build.sh" --source-tree | tail -n1) || fail "kernel/build.sh --source-tree failed"
-"$here/dkms/mksrc.sh" --source-tree "$srctree" "$tmp/dkms-src" >/dev/null || fail "kernel/dkms/mksrc.sh failed"
+srctree=$("$here/build.sh" --source-tree | tail -n1) || build_fail "kernel/build.sh --source-tree failed"
+"$here/dkms/mksrc.sh" --source-tree "$srctree" "$tmp/dkms-src" >/dev/null || build_fail "kernel/dkms/mksrc.sh failed"
 cp -a "$tmp/dkms-src" "$tmp/obj"
 jobs=${CAPI_KERNEL_JOBS:-$(($(nproc) + 1))}
 say "building kernelcapi.ko and capisim.ko out of tree against $headers"
-make -C "$hdir" M="$tmp/obj" -j"$jobs" modules >>"$log" 2>&1 || fail "out-of-tree build against $hdir failed"
+make -C "$hdir" M="$tmp/obj" -j"$jobs" modules >>"$log" 2>&1 || build_fail "out-of-tree build against $hdir failed"
 for m in kernelcapi capisim; do
-	[ -f "$tmp/obj/$m.ko" ] || fail "the out-of-tree build made no $m.ko"
+	[ -f "$tmp/obj/$m.ko" ] || build_fail "the out-of-tree build made no $m.ko"
 	v=$(modinfo -F vermagic "$tmp/obj/$m.ko" | cut -d' ' -f1)
-	[ "$v" = "$krel" ] || fail "$m.ko has vermagic $v, not $krel"
+	[ "$v" = "$krel" ] || build_fail "$m.ko has vermagic $v, not $krel"
 done
 
 # ---------------------------------------------------------------- staging
@@ -203,9 +190,9 @@ for m in kernelcapi capisim; do
 	cp "$tmp/obj/$m.ko" "$mods/updates/$m.ko"
 	strip --strip-debug "$mods/updates/$m.ko"
 done
-"$DEPMOD" -b "$tmp/staging" "$krel" >>"$log" 2>&1 || fail "depmod -b of the staged modules failed"
+"$DEPMOD" -b "$tmp/staging" "$krel" >>"$log" 2>&1 || build_fail "depmod -b of the staged modules failed"
 for m in kernelcapi capisim; do
-	grep -q "^updates/$m.ko:" "$mods/modules.dep" || fail "depmod does not resolve $m to updates/$m.ko"
+	grep -q "^updates/$m.ko:" "$mods/modules.dep" || build_fail "depmod does not resolve $m to updates/$m.ko"
 done
 
 # ---------------------------------------------------------------- result
@@ -213,7 +200,7 @@ ln "$root/boot/vmlinuz-$krel" "$tmp/bzImage" 2>/dev/null || cp "$root/boot/vmlin
 cp "$root/boot/config-$krel" "$tmp/config"
 cp "$root/boot/System.map-$krel" "$tmp/System.map"
 echo "$krel" >"$tmp/kernelrelease"
-gcc -O2 -o "$tmp/gen_init_cpio" "$srctree/usr/gen_init_cpio.c" >>"$log" 2>&1 || fail "cannot build usr/gen_init_cpio"
+gcc -O2 -o "$tmp/gen_init_cpio" "$srctree/usr/gen_init_cpio.c" >>"$log" 2>&1 || build_fail "cannot build usr/gen_init_cpio"
 rm -rf "$tmp/obj"
 t1=$(date +%s)
 {
@@ -229,9 +216,7 @@ t1=$(date +%s)
 	echo "build_seconds=$((t1 - t0))"
 	echo "built=$(date -u +%FT%TZ)"
 } >"$tmp/info"
-rm -rf "$out"
-mv "$tmp" "$out"
-touch "$out/.done"
-ls -1dt "$sc"/out-*/ 2>/dev/null | tail -n +3 | while read -r d; do rm -rf "$d"; done
+suite_built "$out"
+suite_keep "$sc" out
 say "ready in $((t1 - t0)) s: $out"
 echo "$out"

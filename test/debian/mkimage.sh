@@ -110,16 +110,7 @@ out="$ic/$suite-$key"
 suite_lock "$ic" test/debian/mkimage.sh
 suite_done "$out" "$force"
 
-t0=$(date +%s)
-tmp="$out.tmp"
-rm -rf "$tmp"
-mkdir -p "$tmp"
-log="$tmp/build.log"
-fail() {
-	echo "test/debian/mkimage.sh: error: $*" >&2
-	[ -s "$log" ] && { echo "---- last lines of $log" >&2; tail -n 30 "$log" >&2; }
-	exit 1
-}
+suite_build "$out" test/debian/mkimage.sh
 printf '%s\n' "$src" >"$tmp/debian.list"
 
 # The guest's hook: run the test runner from the 9p share, once per boot.
@@ -182,14 +173,14 @@ mmdebstrap --variant=minbase --mode=root \
 	--customize-hook='rm -f "$1/etc/machine-id"; touch "$1/etc/machine-id"' \
 	"${suite_archive_opts[@]}" \
 	"$base" "$tmp/root" "$tmp/debian.list" >>"$log" 2>&1 ||
-	fail "mmdebstrap of $suite failed"
+	build_fail "mmdebstrap of $suite failed"
 
 vmlinuz=$(ls "$tmp"/root/boot/vmlinuz-* 2>/dev/null | sort -V | tail -n1)
-[ -n "$vmlinuz" ] || fail "the image has no /boot/vmlinuz-*"
+[ -n "$vmlinuz" ] || build_fail "the image has no /boot/vmlinuz-*"
 krel=${vmlinuz##*/vmlinuz-}
-[ -f "$tmp/root/boot/initrd.img-$krel" ] || fail "the image has no /boot/initrd.img-$krel (initramfs-tools)"
-grep -qx "linux-headers-$krel" "$tmp/usr-src" || fail "the image was built without headers for $krel"
-[ ! -e "$tmp/root/usr/src/linux-headers-$krel" ] || fail "the headers for $krel were not purged from the image"
+[ -f "$tmp/root/boot/initrd.img-$krel" ] || build_fail "the image has no /boot/initrd.img-$krel (initramfs-tools)"
+grep -qx "linux-headers-$krel" "$tmp/usr-src" || build_fail "the image was built without headers for $krel"
+[ ! -e "$tmp/root/usr/src/linux-headers-$krel" ] || build_fail "the headers for $krel were not purged from the image"
 rm -f "$tmp/usr-src"
 cp "$vmlinuz" "$tmp/vmlinuz"
 cp "$tmp/root/boot/initrd.img-$krel" "$tmp/initrd.img"
@@ -197,7 +188,7 @@ cp "$tmp/root/boot/initrd.img-$krel" "$tmp/initrd.img"
 say "making the ext4 disk image"
 size_mb=$(( $(du -sm "$tmp/root" | cut -f1) + 1536 ))
 mke2fs -q -t ext4 -L capi-test -d "$tmp/root" "$tmp/disk.img" "${size_mb}M" >>"$log" 2>&1 ||
-	fail "mke2fs -d of the image failed"
+	build_fail "mke2fs -d of the image failed"
 rm -rf "$tmp/root"
 t1=$(date +%s)
 {
@@ -208,9 +199,7 @@ t1=$(date +%s)
 	echo "build_seconds=$((t1 - t0))"
 	echo "built=$(date -u +%FT%TZ)"
 } >"$tmp/info"
-rm -rf "$out"
-mv "$tmp" "$out"
-touch "$out/.done"
+suite_built "$out"
 # keep the two newest images of the suite
 suite_keep "$ic" "$suite"
 say "ready in $((t1 - t0)) s: $out"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # test/debian/suite-lib.sh - Debian releases by name: the one reader of the
 # host's apt sources, and what every chroot and image build shares.
-# Sourced by kernel/suite.sh, test/debian/mkimage.sh,
+# Sourced by kernel/suite.sh, kernel/stock.sh, test/debian/mkimage.sh,
 # test/debian/chroot-debs.sh and test/debian/piuparts.sh.  Nothing here
 # changes the host's apt state or installs anything on the host.
 #
@@ -128,6 +128,27 @@ suite_done() {
 		exit 0
 	fi
 }
+# suite_build OUT WHAT: begin OUT's build in a fresh OUT.tmp: sets tmp,
+# log (tmp/build.log) and t0.  build_fail MSG then prints "WHAT: error:
+# MSG" with the log's last lines and ends the script; suite_built OUT
+# puts the finished OUT.tmp in OUT's place, marked complete (.done).
+suite_build() {
+	tmp="$1.tmp" log="$1.tmp/build.log" suite_what=$2
+	# shellcheck disable=SC2034 # the caller's start time
+	t0=$(date +%s)
+	rm -rf "$tmp"
+	mkdir -p "$tmp"
+}
+build_fail() {
+	echo "$suite_what: error: $*" >&2
+	[ -s "$log" ] && { echo "---- last lines of $log" >&2; tail -n 30 "$log" >&2; }
+	exit 1
+}
+suite_built() {
+	rm -rf "$1"
+	mv "$1.tmp" "$1"
+	touch "$1/.done"
+}
 # suite_archive SUITE: sets suite_archive_opts, the mmdebstrap options that
 # give the chroot SUITE's .debs kept in $cache/suite/SUITE/archives (after
 # suite_cache) and keep there what it downloads, so that a run fetches each
@@ -167,7 +188,8 @@ suite_archive() {
 		suite_archive_opts+=(--aptopt='Acquire::Check-Valid-Until "false"')
 	fi
 }
-# suite_keep DIR PREFIX: keep the two newest DIR/PREFIX-*/.
+# suite_keep DIR PREFIX: keep the two newest DIR/PREFIX-KEY/ (KEY: 16 hex
+# digits, so that trixie's keep leaves trixie-backports' images alone).
 suite_keep() {
-	ls -1dt "$1/$2"-*/ 2>/dev/null | tail -n +3 | while read -r d; do rm -rf "$d"; done
+	ls -1dt "$1/$2"-????????????????/ 2>/dev/null | tail -n +3 | while read -r d; do rm -rf "$d"; done
 }
