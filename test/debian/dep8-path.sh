@@ -95,6 +95,25 @@ for d in "$o"/new/*.deb; do
 	echo
 	dpkg-deb -f "$d" | sed '1a Status: install ok installed'
 done >>"$work/status"
+case $path in
+*-to-*)
+	# The test installs RELEASE's linux-headers-amd64 before the upgrade,
+	# and with it the headers the image was built with (mkimage.sh
+	# purged them; their versions are in its dpkg -l): those stanzas go
+	# into the status too, so that apt upgrades them as the guest's apt
+	# will, and the next release's headers are in its repository.  The
+	# image's own .deb of linux-headers-amd64 is /run/dep8/RELEASE.
+	mkdir -p "$work/from"
+	for pv in $(awk '$1 == "ii" && $2 ~ /^linux-(headers|kbuild)-/ { print $2 "_" $3 }' "$DEP8_IMAGE/packages"); do
+		deb=$(compgen -G "$cache/suite/$from/archives/${pv/:/%3a}_*.deb" | head -n1)
+		check "$from's ${pv%%_*} ${pv#*_}, as the image was built with it, from the image build's .debs" \
+			test -n "$deb" || continue
+		{ echo; dpkg-deb -f "$deb" | sed '1a Status: install ok installed'; } >>"$work/status"
+		case $pv in linux-headers-amd64_*) cp "$deb" "$work/from/" ;; esac
+	done
+	check "$from's linux-headers-amd64 for /run/dep8/$from" compgen -G "$work/from/*.deb" >/dev/null
+	extra=(--archive "$from=$work/from") ;;
+esac
 suite_apt() {
 	"$DEP8_TOP/kernel/suite.sh" "$target" apt-get -c "$work/apt.conf" -o Dir::State::status="$work/status" \
 		-o Dir::State::extended_states="$work/extended_states" "$@"
@@ -124,17 +143,6 @@ while read -r uri file _; do
 done < <(grep '\.deb ' "$work/uris")
 check "all $n .debs in the guest's $target repository" test "$(ls "$work/archive" | wc -l)" = "$n"
 diag "figure: the $target repository: $n .debs, $(du -sm "$work/archive" | cut -f1) MB, $(dep8_secs "$t0") s"
-case $path in
-*-to-*)
-	# RELEASE's linux-headers-amd64, the image's version (the testbed
-	# purged it): /run/dep8/RELEASE, as RELEASE's archive gives it
-	v=$(awk '$2 == "linux-headers-amd64" { print $3 }' "$DEP8_IMAGE/packages")
-	mkdir -p "$work/from"
-	cp "$cache/suite/$from/archives/linux-headers-amd64_${v/:/%3a}_amd64.deb" "$work/from/" 2>/dev/null
-	check "$from's linux-headers-amd64 $v from the image build's .debs" compgen -G "$work/from/*.deb" >/dev/null
-	extra=(--archive "$from=$work/from") ;;
-esac
-
 # ---------------------------------------------------------------- the path, booted
 dep8_run "$o/new" "" "$work" "$ctl" --archive "$target=$work/archive" ${extra[@]+"${extra[@]}"}
 diag "figure: test/debian/dep8-path.sh $path: $(dep8_secs "$T0") s in all"
