@@ -19,6 +19,7 @@ dkms
 ppp iproute2 iputils-ping
 busybox gnuplot-nox strace
 dpkg-dev debhelper dh-dkms fakeroot lintian piuparts mmdebstrap qemu-utils e2fsprogs
+autopkgtest vmdb2
 "
 
 missing=""
