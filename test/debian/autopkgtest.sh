@@ -38,13 +38,8 @@ suite=${1:?usage: test/debian/autopkgtest.sh SUITE}
 . "$TESTDIR/debian/dep8-lib.sh"
 # shellcheck source=test/debian/suite-lib.sh
 . "$TESTDIR/debian/suite-lib.sh"
-for c in autopkgtest:autopkgtest autopkgtest-build-qemu:autopkgtest vmdb2:vmdb2 \
-	partx:util-linux qemu-system-x86_64:qemu-system-x86 mmdebstrap:mmdebstrap; do
-	need "${c%%:*}" "${c#*:}"
-done
-T0=$(date +%s)
-work=$(mktemp -d "${TMPDIR:-/var/tmp}/capi-autopkgtest-$suite.XXXXXX")
-trap '[ "$BASHPID" != "$$" ] || rm -rf "$work"' EXIT
+dep8_start "autopkgtest-$suite" autopkgtest:autopkgtest autopkgtest-build-qemu:autopkgtest vmdb2:vmdb2 \
+	partx:util-linux qemu-system-x86_64:qemu-system-x86 mmdebstrap:mmdebstrap
 
 # ---------------------------------------------------------------- build
 dep8_debs "$suite" "$work" "@V@"

@@ -6,6 +6,11 @@
 # it by test/debian/run.sh with their results turned into TAP.  Sourced
 # after test/tap.sh; figures (seconds) are "# figure:" lines.
 #
+#   dep8_start NAME CMD:PACKAGE...
+#                             each CMD installed (tap.sh's need, naming
+#                             its PACKAGE), T0 the start, and work a fresh
+#                             directory (TMPDIR, default /var/tmp,
+#                             capi-NAME.XXXXXX) removed when the test ends
 #   dep8_debs SUITE WORK WHAT the two packages built in a SUITE chroot
 #                             (test/debian/chroot-debs.sh, cached); one
 #                             test naming WHAT was built; sets DEP8_DEBS
@@ -32,6 +37,18 @@ DEP8_CACHE=${CAPI_DEVD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/capi-devd}
 DEP8_IMAGE="" DEP8_OUT=""
 
 dep8_secs() { echo $(( $(date +%s) - $1 )); }
+
+dep8_start() {	# dep8_start NAME CMD:PACKAGE...
+	local name=$1 c
+	shift
+	for c in "$@"; do
+		need "${c%%:*}" "${c#*:}"
+	done
+	# shellcheck disable=SC2034 # the caller's
+	T0=$(date +%s)
+	work=$(mktemp -d "${TMPDIR:-/var/tmp}/capi-$name.XXXXXX")
+	trap '[ "$BASHPID" != "$$" ] || rm -rf "$work"' EXIT
+}
 
 dep8_debs() {	# dep8_debs SUITE WORK WHAT
 	local t0 r o version

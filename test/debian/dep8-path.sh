@@ -42,9 +42,6 @@ path=${1:?usage: test/debian/dep8-path.sh RELEASE-backports|RELEASE-to-NEXT}
 . "$TESTDIR/tap.sh"
 # shellcheck source=test/debian/dep8-lib.sh
 . "$TESTDIR/debian/dep8-lib.sh"
-for c in mmdebstrap:mmdebstrap qemu-img:qemu-utils qemu-system-x86_64:qemu-system-x86 debugfs:e2fsprogs; do
-	need "${c%%:*}" "${c#*:}"
-done
 case $path in
 *-backports)
 	from=${path%-backports}
@@ -62,9 +59,8 @@ case $path in
 	export CAPI_DEP8_TIMEOUT=${CAPI_DEP8_TIMEOUT:-10800} ;;
 *) echo "test/debian/dep8-path.sh: unknown path $path" >&2; exit 2 ;;
 esac
-T0=$(date +%s)
-work=$(mktemp -d "${TMPDIR:-/var/tmp}/capi-path-$path.XXXXXX")
-trap '[ "$BASHPID" != "$$" ] || rm -rf "$work"' EXIT
+dep8_start "path-$path" mmdebstrap:mmdebstrap qemu-img:qemu-utils qemu-system-x86_64:qemu-system-x86 \
+	debugfs:e2fsprogs
 
 # ---------------------------------------------------------------- build
 dep8_debs "$from" "$work" "@V@"

@@ -22,12 +22,7 @@ base=${suite%-backports}
 . "$TESTDIR/tap.sh"
 # shellcheck source=test/debian/dep8-lib.sh
 . "$TESTDIR/debian/dep8-lib.sh"
-for c in mmdebstrap:mmdebstrap qemu-img:qemu-utils qemu-system-x86_64:qemu-system-x86; do
-	need "${c%%:*}" "${c#*:}"
-done
-T0=$(date +%s)
-work=$(mktemp -d "${TMPDIR:-/var/tmp}/capi-dep8-$suite.XXXXXX")
-trap '[ "$BASHPID" != "$$" ] || rm -rf "$work"' EXIT
+dep8_start "dep8-$suite" mmdebstrap:mmdebstrap qemu-img:qemu-utils qemu-system-x86_64:qemu-system-x86
 
 # ---------------------------------------------------------------- build
 dep8_debs "$base" "$work" "@V@ and @V@~prev1"

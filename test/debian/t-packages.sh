@@ -19,12 +19,8 @@ top=$(cd "$here/../.." && pwd)
 # shellcheck source=test/debian/dep8-lib.sh
 . "$here/dep8-lib.sh"
 suite=${CAPI_DEBIAN_SUITE:-bookworm}
-for c in dpkg-buildpackage:dpkg-dev lintian:lintian piuparts:piuparts mmdebstrap:mmdebstrap \
-	qemu-img:qemu-utils dh_dkms:dh-dkms; do
-	need "${c%%:*}" "${c#*:}"
-done
-work=$(mktemp -d "${TMPDIR:-/var/tmp}/capi-debs.XXXXXX")
-trap '[ "$BASHPID" != "$$" ] || rm -rf "$work"' EXIT
+dep8_start debs dpkg-buildpackage:dpkg-dev lintian:lintian piuparts:piuparts mmdebstrap:mmdebstrap \
+	qemu-img:qemu-utils dh_dkms:dh-dkms
 
 # ---------------------------------------------------------------- build
 version=$(sed -n 's/^AC_INIT(\[capi-devd\], \[\([^]]*\)\].*/\1/p' "$top/configure.ac")
