@@ -28,7 +28,7 @@
 # TAP: the build, the image, then one result per test of
 # debian/tests/control from autopkgtest's summary; each test's own checks
 # (its stdout) are counted in a diagnostic.  make check-world
-# (test/bookworm-autopkgtest.sh).
+# (test/bookworm-autopkgtest.sh, test/trixie-autopkgtest.sh).
 set -u
 suite=${1:?usage: test/debian/autopkgtest.sh SUITE}
 : "${TESTDIR:=$(cd "$(dirname "$0")/.." && pwd)}"
