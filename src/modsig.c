@@ -2,7 +2,7 @@
 /*
  * modsig.c - why the kernel refused to load a module for its signature.
  *
- * DKMS signs the modules it builds (capisim-dkms's kernelcapi among them)
+ * DKMS signs the modules it builds (kernelcapi-dkms's kernelcapi among them)
  * with a key of its own, /var/lib/dkms/mok.pub.  Until that key is
  * enrolled as a machine owner key, a kernel that checks signatures
  * refuses them: with module.sig_enforce the load fails with EKEYREJECTED

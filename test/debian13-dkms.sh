@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Debian 13: the packages built in Debian 13, as its users would, and
-# capisim-dkms installed there: DKMS builds kernelcapi and capisim against
+# kernelcapi-dkms installed there: DKMS builds kernelcapi and capisim against
 # Debian 13's own headers (linux-headers-amd64, gcc-14), from the 6.12
 # tree of the series.  In a trixie chroot made with mmdebstrap from the
 # archive the host's apt already uses (kernel/suite.sh's private
@@ -34,15 +34,15 @@ fi
 abi=$(cat "$o/abi")
 diag "Debian 13 kernel $abi, the builds: $o"
 diag "in the chroot: $(cat "$o/gcc" 2>/dev/null)"
-debs_built() { ls "$o"/new/capi-devd_*.deb "$o"/new/capisim-dkms_*.deb; }
-if check "dpkg-buildpackage in Debian 13 builds capi-devd and capisim-dkms" debs_built; then
+debs_built() { ls "$o"/new/capi-devd_*.deb "$o"/new/kernelcapi-dkms_*.deb; }
+if check "dpkg-buildpackage in Debian 13 builds capi-devd and kernelcapi-dkms" debs_built; then
 	for f in "$o"/new/*.deb; do diag "$(basename "$f")"; done
 else
 	{ grep -E '(^|: )(error|E):' "$o/inside.log" | head -n 20; tail -n 20 "$o/inside.log"; } | diag
 fi
 # /usr/src/capisim-VERSION: VERSION joins the trees' versions with "+",
 # 6.12's is 6.12.N-capi.HASH
-check "capisim-dkms built there carries the 6.12 tree" \
+check "kernelcapi-dkms built there carries the 6.12 tree" \
 	grep -qE '^capisim-(.*\+)?6\.12\.[0-9]+-capi\.' "$o/usr-src"
 diag "dkms status: $(cat "$o/dkms-status" 2>/dev/null)"
 for m in kernelcapi capisim; do

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# test/dkms-suites.sh - capisim-dkms's module source (kernelcapi with the
+# test/dkms-suites.sh - kernelcapi-dkms's module source (kernelcapi with the
 # series and capisim: kernel/dkms/mksrc.sh for the 6.1 and 6.12 trees and
 # --tree 7, joined by kernel/dkms/combine.sh, as debian/rules makes it)
 # built with W=1 against the kernel headers of each row of the table
@@ -59,7 +59,7 @@ new_warnings() {
 work=$(mktemp -d "${TMPDIR:-/tmp}/capi-dkms-suites.XXXXXX")
 trap '[ "$BASHPID" != "$$" ] || rm -rf "$work"' EXIT
 
-# The module source, as debian/rules makes it for capisim-dkms.
+# The module source, as debian/rules makes it for kernelcapi-dkms.
 t0=$(date +%s)
 trees=()
 for t in 6.1 6.12 7; do
@@ -83,7 +83,7 @@ pass "kernel/dkms/combine.sh joins the trees 6.1, 6.12 and 7"
 check "the source has linux-6.1/, linux-6.12/ and linux-7/ with its headers" \
 	test -f "$work/src/linux-6.1/kcapi.c" -a -f "$work/src/linux-6.12/kcapi.c" \
 	-a -f "$work/src/linux-7/compat.h" -a -f "$work/src/linux-7/include/uapi/linux/capi.h"
-diag "capisim-dkms $(tail -n1 "$work/combine.log"): $(( $(date +%s) - t0 )) s"
+diag "kernelcapi-dkms $(tail -n1 "$work/combine.log"): $(( $(date +%s) - t0 )) s"
 tar -C "$work/src" -czf "$work/src.tar.gz" .
 
 # In the chroot: the kernel the headers are for, the tree select-tree.sh

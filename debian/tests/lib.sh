@@ -40,18 +40,18 @@ install_debs() {
 	echo "# README, $section: $line"
 	(cd "$1" && bash -c "$line" </dev/null)
 }
-# fetch_debs DIR [VERSION]: capi-devd and capisim-dkms (of VERSION, else
+# fetch_debs DIR [VERSION]: capi-devd and kernelcapi-dkms (of VERSION, else
 # apt's candidates: the packages under test) downloaded into DIR, for the
 # README's apt-get install line
 fetch_debs() {
 	local v=${2:+=$2}
 	rm -rf "$1" && mkdir -p "$1" &&
-		(cd "$1" && apt-get download -q -o APT::Sandbox::User=root "capi-devd$v" "capisim-dkms$v")
+		(cd "$1" && apt-get download -q -o APT::Sandbox::User=root "capi-devd$v" "kernelcapi-dkms$v")
 }
 # purge_ours: neither package installed (as the testbed may have them,
 # from the test's Depends), the modules they loaded unloaded
 purge_ours() {
-	apt-get purge -y -q capi-devd capisim-dkms && { unload_capi || true; }
+	apt-get purge -y -q capi-devd kernelcapi-dkms && { unload_capi || true; }
 }
 # headers_install FILE: linux-headers of the running kernel installed,
 # the packages that brought listed in FILE for headers_purge; DKMS then

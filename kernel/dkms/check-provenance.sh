@@ -6,7 +6,7 @@
 # Usage: kernel/dkms/check-provenance.sh DIR
 #
 #   DIR is a DKMS source (kernel/dkms/mksrc.sh's OUTDIR or
-#   kernel/dkms/combine.sh's, or capisim-dkms's /usr/src/capisim-V): each
+#   kernel/dkms/combine.sh's, or kernelcapi-dkms's /usr/src/capisim-V): each
 #   PROVENANCE file in it names the package (linux-source-6.1, -6.12),
 #   its version and the sha256 of each pristine file taken from it.  For
 #   each package, the archive's current version (apt-cache of the release

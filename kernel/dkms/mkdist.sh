@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # kernel/dkms/mkdist.sh - the module source that the release tarball
 # carries: every DKMS tree, so that the Debian source package builds
-# capisim-dkms without any linux-source package
+# kernelcapi-dkms without any linux-source package
 #
 # Usage: kernel/dkms/mkdist.sh OUTDIR
 #

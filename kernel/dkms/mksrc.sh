@@ -27,7 +27,7 @@
 #   series' own, and capisim's are kernel/capisim/.  Build by hand with
 #     make -C /lib/modules/$(uname -r)/build M=OUTDIR modules
 #   or install through DKMS (doc/kernel.md, "On Debian's stock kernel"),
-#   or with the capisim-dkms package (debian/, README.md).
+#   or with the kernelcapi-dkms package (debian/, README.md).
 #
 #   --tree 7 writes the tree for the kernels after mainline's removal of
 #   ISDN and CAPI (7.1): linux-source-6.12's, as above, plus what those

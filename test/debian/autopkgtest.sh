@@ -146,7 +146,7 @@ t0=$(date +%s)
 nice autopkgtest --output-dir "$work/out" --log-file "$work/log" \
 	--timeout-test=7200 --timeout-install=3600 --timeout-copy=900 --timeout-short=900 \
 	"$o/new/capi-devd_${version}-1.dsc" "$o/new/capi-devd_${version}-1_amd64.deb" \
-	"$o/new/capisim-dkms_${version}-1_all.deb" \
+	"$o/new/kernelcapi-dkms_${version}-1_all.deb" \
 	-- qemu --qemu-command="$work/qemu" --ram-size=2048 --cpus=1 --timeout-reboot=1800 \
 	--overlay-dir="$work" "$img/disk.img" >"$work/stdout" 2>&1
 r=$?

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # test/debian/chroot-debs.sh - the Debian packages of this tree built in
-# another Debian release, as its users would build them, and capisim-dkms
+# another Debian release, as its users would build them, and kernelcapi-dkms
 # installed there so that DKMS builds the modules for that release's kernel
 #
 # Usage: test/debian/chroot-debs.sh [--force] SUITE
@@ -16,7 +16,7 @@
 #   host): apt-get build-dep, then test/debian/build-debs.sh --orig twice,
 #   the source and binary packages of this version and of VERSION~prev1
 #   (the upgrade test's version before), then apt-get install of the new .debs, whose
-#   capisim-dkms postinst has DKMS build kernelcapi and capisim.
+#   kernelcapi-dkms postinst has DKMS build kernelcapi and capisim.
 #   The results live in the cache, keyed by what goes into the packages
 #   (the tree's files but its tests, debian/tests, doc/, bench/ and the
 #   *.md files, none of which a package installs), this
@@ -141,7 +141,7 @@ apt-get build-dep -y ./
 test/debian/build-debs.sh --orig /capi-devd-$version.tar.xz /out/new
 test/debian/build-debs.sh --orig /capi-devd-$version.tar.xz --version '$version~prev1' /out/old
 cd /out/new
-apt-get install -y ./capi-devd_*.deb ./capisim-dkms_*.deb || true
+apt-get install -y ./capi-devd_*.deb ./kernelcapi-dkms_*.deb || true
 dkms status >/out/dkms-status 2>&1 || true
 find /lib/modules -path '*/updates/dkms/*' -name '*.ko*' >/out/modules
 for m in \$(cat /out/modules); do
@@ -186,7 +186,7 @@ t1=$(date +%s)
 	echo "built=$(date -u +%FT%TZ)"
 } >"$out/info"
 echo "$out"
-ls "$out/new/capi-devd_${version}-1_amd64.deb" "$out/new/capisim-dkms_${version}-1_all.deb" \
+ls "$out/new/capi-devd_${version}-1_amd64.deb" "$out/new/kernelcapi-dkms_${version}-1_all.deb" \
 	"$out/old/capi-devd_${version}~prev1-1_amd64.deb" >/dev/null 2>&1 || exit 1
 touch "$out/.done"
 # keep the two newest builds of the suite

@@ -57,7 +57,7 @@ dep8_debs() {	# dep8_debs SUITE WORK WHAT
 	r=$?
 	o=${o##*$'\n'}
 	version=$(sed -n 's/^version=//p' "$o/info" 2>/dev/null)
-	if check "capi-devd and capisim-dkms ${3//@V@/$version}, built in $1 (test/debian/chroot-debs.sh $1)" test $r = 0; then
+	if check "capi-devd and kernelcapi-dkms ${3//@V@/$version}, built in $1 (test/debian/chroot-debs.sh $1)" test $r = 0; then
 		diag "figure: the $1 builds: $(dep8_secs "$t0") s now, $(sed -n 's/^build_seconds=//p' "$o/info") s when built ($o)"
 	else
 		{ cat "$2/debs.err"; tail -n 30 "$o/inside.log" "$o/mmdebstrap.log"; } 2>/dev/null | diag

@@ -18,7 +18,7 @@
 # testbed settings (force-unsafe-io, no man-db index), and the image is
 # checked to have no kernel headers (test/debian/mkimage.sh purges them
 # natively), as on a testbed that has none: installing
-# capisim-dkms then builds nothing until a test installs
+# kernelcapi-dkms then builds nothing until a test installs
 # linux-headers-$(uname -r) from the repository.  Then, for each test of
 # debian/tests/control in order: its Depends installed with apt-get
 # (@: the binary packages of debian/control), the test run with cwd the

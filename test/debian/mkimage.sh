@@ -37,7 +37,7 @@
 #   with the image, then purged from it in the build: a DEP-8 testbed has
 #   none (test/debian/guest.sh's testbed step purged them in the guest,
 #   117 s of TCG per run for 7 packages; natively it takes seconds), so
-#   installing capisim-dkms builds nothing until a test installs
+#   installing kernelcapi-dkms builds nothing until a test installs
 #   linux-headers-$(uname -r).
 #
 #   In the image, capi-dep8.service runs when the kernel command line has

@@ -62,7 +62,7 @@ exec 8>&-
 
 extra=()
 [ -z "$security" ] || extra=(--extra-repo "deb $security $suite-security main")
-debs=$(ls "$dir"/capi-devd_*.deb "$dir"/capisim-dkms_*.deb)
+debs=$(ls "$dir"/capi-devd_*.deb "$dir"/kernelcapi-dkms_*.deb)
 # shellcheck disable=SC2086
 piuparts --basetgz "$base" --distribution "$suite" --mirror "$mirror main" "${extra[@]}" \
 	--no-upgrade-test --warn-on-others $debs

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # make check: the Debian packages.  Makes the release tarball (make dist,
 # with the DKMS trees), checks their provenance against the archive,
-# builds the source package and capi-devd and capisim-dkms with
+# builds the source package and capi-devd and kernelcapi-dkms with
 # dpkg-buildpackage from it (and the same source as the version before,
 # for the upgrade), runs lintian on them, runs piuparts (install,
 # remove, purge in a chroot; no module is built or loaded there), builds
@@ -38,8 +38,8 @@ p_new=$!
 r_old=$?
 wait $p_new
 r_new=$?
-check "dpkg-buildpackage -us -uc (3.0 (quilt), from the tarball): capi-devd $version-1 and capisim-dkms" \
-	test $r_new = 0 -a -f "$work/new/capi-devd_$version-1_amd64.deb" -a -f "$work/new/capisim-dkms_$version-1_all.deb" \
+check "dpkg-buildpackage -us -uc (3.0 (quilt), from the tarball): capi-devd $version-1 and kernelcapi-dkms" \
+	test $r_new = 0 -a -f "$work/new/capi-devd_$version-1_amd64.deb" -a -f "$work/new/kernelcapi-dkms_$version-1_all.deb" \
 	-a -f "$work/new/capi-devd_$version-1.dsc" ||
 	diag <"$work/new.err"
 check "the same source as version $version~prev1-1 (for the upgrade)" test $r_old = 0 || diag <"$work/old.err"
@@ -76,9 +76,9 @@ diag "figure: lintian: $(dep8_secs "$t0") s"
 # ---------------------------------------------------------------- piuparts
 t0=$(date +%s)
 if "$here/piuparts.sh" "$work/new" >"$work/piuparts.out" 2>&1; then
-	pass "piuparts: install, remove and purge of capi-devd and capisim-dkms in a $suite chroot"
+	pass "piuparts: install, remove and purge of capi-devd and kernelcapi-dkms in a $suite chroot"
 else
-	fail "piuparts: install, remove and purge of capi-devd and capisim-dkms in a $suite chroot"
+	fail "piuparts: install, remove and purge of capi-devd and kernelcapi-dkms in a $suite chroot"
 	tail -n 40 "$work/piuparts.out" | diag
 fi
 grep -E 'PASS|FAIL|ERROR' "$work/piuparts.out" | tail -n 5 | diag
