@@ -17,7 +17,7 @@ clang libclang-rt-14-dev
 libcapi20-dev libcapi20-3
 dkms
 ppp iproute2 iputils-ping
-busybox gnuplot-nox strace
+busybox gnuplot-nox strace acl
 dpkg-dev debhelper dh-dkms fakeroot lintian piuparts mmdebstrap qemu-utils e2fsprogs
 autopkgtest vmdb2
 "
