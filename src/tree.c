@@ -209,6 +209,9 @@ static void direct_open(struct tree *t)
 	t->fsgid = getegid();
 	if (!t->dry_run)
 		set_fsgid(t);
+	if (how && !strcmp(how, "careful"))
+		log_info(CAREFUL_ENV "=careful: every operation on %s takes "
+			 "the careful path", t->shown);
 	t->root_only = !(how && !strcmp(how, "careful")) && !t->dry_run &&
 		       umask_is_zero() && direct_ok(t->devfd, &st);
 	t->born_ours = t->root_only && born_ours(t, &st);
@@ -631,9 +634,12 @@ static int set_perms(struct tree *t, int fd, const char *path,
 		return -1;
 	/* After the chgrp, which may drop a setgid bit. */
 	m = set_mode(t, fd, path, st, made);
-	/* A node made is one change, as on the direct path. */
-	if (made && !t->dry_run)
-		t->changes = changes;
+	/*
+	 * One change, as on the direct path: a node's group and mode set,
+	 * or none more for a node made (its mknod was counted).
+	 */
+	if (!t->dry_run)
+		t->changes = changes + (!made && (g | m) > 0);
 	return m < 0 ? -1 : (g | m);
 }
 
