@@ -20,11 +20,24 @@ set -euo pipefail
 cd "$(dirname "$0")"
 top=$PWD
 debian13=1
-case "${1:-}" in
-'') ;;
---no-debian13) debian13=0 ;;
-*) echo "usage: ./check.sh [--no-debian13]" >&2; exit 2 ;;
-esac
+usage() {
+	cat <<'USAGE'
+usage: ./check.sh [--no-debian13]
+  (none)         install what the tests need (./install-deps.sh), build,
+                 and run every test CI runs (make check-ci), then print
+                 where the time and the CPU went
+  --no-debian13  leave Debian 13's tests out
+  -h, --help     this text
+Run as root on Debian 12.
+USAGE
+}
+for arg in "$@"; do
+	case $arg in
+	--no-debian13) debian13=0 ;;
+	-h | --help) usage; exit 0 ;;
+	*) echo "check.sh: unknown option '$arg' (see ./check.sh --help)" >&2; exit 2 ;;
+	esac
+done
 cache=${CAPI_DEVD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/capi-devd}
 case "$cache" in /*) ;; *) cache="$PWD/$cache" ;; esac
 t_run=$(date +%s)
