@@ -22,6 +22,7 @@
 #include "modload.h"
 #include "notify.h"
 #include "policy.h"
+#include "rules_conf.h"
 #include "source.h"
 #include "static_node.h"
 #include "tree.h"
@@ -38,8 +39,9 @@ struct options {
 	enum source_kind source;
 	const char *root;
 	const char *replay;
-	const char *group;
+	const char *group;	/* NULL: from 50-capi.rules */
 	mode_t mode;
+	bool mode_set;		/* else from 50-capi.rules */
 	int rcvbuf;
 	bool dry_run;
 	bool no_modprobe;
@@ -59,8 +61,10 @@ static void usage(FILE *out)
 "  -s, --source=udev|kernel  where events come from (default: udev when\n"
 "                            udevd runs, kernel otherwise)\n"
 "  -r, --root=DIR            work on DIR/dev and DIR/sys (implies --no-modprobe)\n"
-"  -g, --group=NAME|GID      group of the nodes (default: dialout)\n"
-"  -m, --mode=OCTAL          mode of the nodes (default: 0660)\n"
+"  -g, --group=NAME|GID      group of the nodes (default: the GROUP= of\n"
+"                            50-capi.rules, else dialout)\n"
+"  -m, --mode=OCTAL          mode of the nodes (default: the MODE= of\n"
+"                            50-capi.rules, else 0660)\n"
 "  -b, --rcvbuf=BYTES[K|M]   socket receive buffer (default: 8M)\n"
 "  -M, --no-modprobe         do not load the CAPI driver at start\n"
 "      --load-driver         load the CAPI driver if missing, then exit\n"
@@ -143,6 +147,7 @@ static int parse_mode(const char *arg, struct options *o)
 		return -1;
 	}
 	o->mode = (mode_t)mode;
+	o->mode_set = true;
 	return 0;
 }
 
@@ -294,8 +299,46 @@ static int resolve_group(const char *name, gid_t *gid)
 	return 0;
 }
 
+/* The group and mode of the nodes, and where they came from. */
+struct perms {
+	gid_t gid;
+	mode_t mode;
+	char group[64];		/* as given, for the log */
+	char from[PATH_MAX];	/* the rules file, "options" or "defaults" */
+};
+
+/*
+ * The options, else the permissions line of root's 50-capi.rules, else
+ * dialout and 0660.  Returns 0, or -1 (logged) on a rules file that
+ * cannot be used or a group that does not resolve.
+ */
+static int resolve_perms(const struct options *o, const char *root,
+			 struct perms *p)
+{
+	struct rules_conf c = { 0 };
+	const char *group = o->group;
+
+	if ((!o->group || !o->mode_set) && rules_conf_read(root, &c) < 0)
+		return -1;
+	if (!group)
+		group = c.group[0] ? c.group : "dialout";
+	p->mode = !o->mode_set && c.has_mode ? c.mode : o->mode;
+	snprintf(p->group, sizeof(p->group), "%s", group);
+	snprintf(p->from, sizeof(p->from), "%s",
+		 o->group && o->mode_set ? "options" :
+		 c.from[0] ? c.from : "defaults");
+	if (resolve_group(group, &p->gid) < 0) {
+		if (!o->group && c.group[0])
+			log_err("(the group is the GROUP= of %s)", c.from);
+		return -1;
+	}
+	return 0;
+}
+
 struct daemon {
 	struct options *o;
+	const char *root;
+	struct perms perms;
 	struct tree tree;
 	char sysdir[PATH_MAX];
 	enum policy_owner owner;
@@ -489,6 +532,31 @@ static int signals_open(void)
 	return signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 }
 
+/*
+ * SIGHUP: the group and mode again (50-capi.rules may have changed);
+ * the rescan that follows gives them to every node.  A rules file that
+ * cannot be used now leaves them as they were.
+ */
+static void reread_perms(struct daemon *d)
+{
+	struct perms p;
+
+	if (resolve_perms(d->o, d->root, &p) < 0) {
+		log_warn("keeping group %s, mode %04o", d->perms.group,
+			 (unsigned int)d->perms.mode);
+		return;
+	}
+	if (p.gid != d->perms.gid || p.mode != d->perms.mode)
+		log_info("group %s, mode %04o now (%s)", p.group,
+			 (unsigned int)p.mode, p.from);
+	d->perms = p;
+	d->tree.gid = p.gid;
+	d->tree.mode = p.mode;
+	/* Without udevd, no rule gives the static node group and mode. */
+	if (d->owner == OWN_ALL)
+		static_node_apply(&d->tree, d->root);
+}
+
 /* Returns 1 to go on, 0 to stop, -1 to stop on an error. */
 static int handle_signal(struct daemon *d, int sfd)
 {
@@ -499,6 +567,7 @@ static int handle_signal(struct daemon *d, int sfd)
 			if (reopen_moved(d) < 0)
 				return -1;
 			notify_send("RELOADING=1");
+			reread_perms(d);
 			converge(d, "SIGHUP rescan");
 			notify_send("READY=1");
 			notify_status(d, true);
@@ -664,9 +733,10 @@ static int run_live(struct daemon *d, const char *root, const char *devdir)
 		kind = udevd_running(root) ? SOURCE_UDEV : SOURCE_KERNEL;
 	d->owner = kind == SOURCE_UDEV ? OWN_PREFIX : OWN_ALL;
 	d->source_name = kind == SOURCE_UDEV ? "udev" : "kernel";
-	log_info("capi-devd %s: source %s, dev %s (%s), group %s, mode %04o%s",
-		 PACKAGE_VERSION, d->source_name, devdir, fs_note(&d->tree),
-		 o->group, (unsigned int)o->mode,
+	log_info("capi-devd %s: source %s, dev %s (%s), group %s, mode %04o "
+		 "(%s)%s", PACKAGE_VERSION, d->source_name, devdir,
+		 fs_note(&d->tree), d->perms.group,
+		 (unsigned int)d->perms.mode, d->perms.from,
 		 o->dry_run ? ", dry run" : "");
 
 	if (o->no_modprobe || o->root)
@@ -685,14 +755,14 @@ static int run_live(struct daemon *d, const char *root, const char *devdir)
 static int run_tree(struct daemon *d, const char *root, const char *devdir)
 {
 	const struct options *o = d->o;
-	gid_t gid;
 	int ret;
 
-	if (resolve_group(o->group, &gid) < 0)
+	d->root = root;
+	if (resolve_perms(o, root, &d->perms) < 0)
 		return EXIT_USAGE;
 	umask(0);
-	d->tree.gid = gid;
-	d->tree.mode = o->mode;
+	d->tree.gid = d->perms.gid;
+	d->tree.mode = d->perms.mode;
 	d->tree.dry_run = o->dry_run;
 	if (tree_open(&d->tree, devdir) < 0) {
 		open_failed(devdir);
@@ -710,15 +780,15 @@ static int run_tree(struct daemon *d, const char *root, const char *devdir)
 	return ret;
 }
 
-static int run_verify(const struct options *o, const char *devdir,
-		      const char *sysdir)
+static int run_verify(const struct options *o, const char *root,
+		      const char *devdir, const char *sysdir)
 {
-	gid_t gid;
+	struct perms p;
 	int ret;
 
-	if (resolve_group(o->group, &gid) < 0)
+	if (resolve_perms(o, root, &p) < 0)
 		return EXIT_USAGE;
-	ret = verify_run(devdir, sysdir, o->devices_txt, gid, o->mode);
+	ret = verify_run(devdir, sysdir, o->devices_txt, p.gid, p.mode);
 	return ret < 0 ? EXIT_USAGE : ret > 0 ? 1 : 0;
 }
 
@@ -772,7 +842,6 @@ int main(int argc, char **argv)
 {
 	struct options o = {
 		.source = SOURCE_AUTO,
-		.group = "dialout",
 		.mode = 0660,
 		.rcvbuf = 8 << 20,
 		.devices_txt = DEVICES_TXT,
@@ -789,7 +858,7 @@ int main(int argc, char **argv)
 	uevent_set_tty_major(o.tty_major, p.proc_devices);
 
 	if (o.verify)
-		return run_verify(&o, p.dev, d.sysdir);
+		return run_verify(&o, p.root, p.dev, d.sysdir);
 	if (o.load_driver)
 		return run_load_driver(&o, d.sysdir);
 	return run_tree(&d, p.root, p.dev);
