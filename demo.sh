@@ -92,6 +92,8 @@ for n in 0 1 24; do
 	printf 'MAJOR=239\nMINOR=%d\nDEVNAME=capi/%d\n' $n $n >"$R/sys/class/tty/capi!$n/uevent"
 done
 verify
+echo "\$ capi-devd --list    # the names and what each is, for scripts"
+"$DEVD" --root="$R" --list | sed "s|^$R||"
 
 echo
 echo "== hanging up: remove events for ttys 0, 1 and 24"

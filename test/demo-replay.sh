@@ -48,6 +48,8 @@ for n in 0 1 24; do
 done
 check "up: /dev/isdn/capi20 -> ../capi20" has up '^l.* capi20 -> \.\./capi20$'
 check "up: --verify OK, 3 ttys" has up '^verify: OK: control device, 3 tty\(s\)'
+check "up: --list names /dev/capi/24, char 239:24" has up '^/dev/capi/24 node char:239:24 dialout 0660$'
+check "up: --list names /dev/capi20.24 -> capi/24" has up '^/dev/capi20\.24 link capi/24 - -$'
 check "down: /dev/capi is gone" has down "cannot access '/dev/capi': No such file"
 check "down: no /dev/capi20.NN is left" has down "cannot access '/dev/capi20\.\*': No such file"
 check "down: /dev/capi20 stays" has down "^$node 68, 0 .* /dev/capi20$"

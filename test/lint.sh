@@ -29,7 +29,7 @@ check "the man page documents exactly the options of --help" test -z "$missing$e
 mkdir -p "$W/man8" "$W/bin"
 cp "$SRC/man/capi-devd.8" "$W/man8/"
 cp "$CAPI_DEVD" "$W/bin/capi-devd"
-sed "s|@sbindir[@]|$W/bin|g" "$SRC/rules/capi-devd.service.in" >"$W/capi-devd.service"
+"$SRC/rules/mkunit.sh" "$W/bin" <"$SRC/rules/capi-devd.service.in" >"$W/capi-devd.service"
 out=$(MANPATH="$W" systemd-analyze verify "$W/capi-devd.service" 2>&1)
 check "systemd-analyze verify: clean" test -z "$out" || diag <<<"$out"
 
