@@ -147,7 +147,7 @@ find /lib/modules -path '*/updates/dkms/*' -name '*.ko*' >/out/modules
 for m in \$(cat /out/modules); do
 	echo "\$m \$(modinfo -F vermagic "\$m") \$(modinfo -F version "\$m")"
 done >/out/modinfo
-ls /usr/src/ >/out/usr-src
+{ ls /usr/src/; ls -d /usr/src/capisim-*/linux-*; } >/out/usr-src 2>&1
 gcc --version | head -n1 >/out/gcc
 EOF
 chmod +x "$work/inside.sh"
