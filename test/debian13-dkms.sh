@@ -40,10 +40,12 @@ if check "dpkg-buildpackage in Debian 13 builds capi-devd and kernelcapi-dkms" d
 else
 	{ grep -E '(^|: )(error|E):' "$o/inside.log" | head -n 20; tail -n 20 "$o/inside.log"; } | diag
 fi
-# /usr/src/capisim-VERSION: VERSION joins the trees' versions with "+",
-# 6.12's is 6.12.N-capi.HASH
-check "kernelcapi-dkms built there carries the 6.12 tree" \
-	grep -qE '^capisim-(.*\+)?6\.12\.[0-9]+-capi\.' "$o/usr-src"
+# /usr/src/capisim-VERSION: VERSION is the upstream version; the trees
+# are its linux-6.1, linux-6.12 and linux-7
+version=$(sed -n 's/^version=//p' "$o/info")
+check "kernelcapi-dkms built there is /usr/src/capisim-$version (the upstream version)" \
+	grep -qx "capisim-$version" "$o/usr-src"
+check "... and carries the 6.12 tree" grep -qx "/usr/src/capisim-$version/linux-6.12" "$o/usr-src"
 diag "dkms status: $(cat "$o/dkms-status" 2>/dev/null)"
 for m in kernelcapi capisim; do
 	if ! check "DKMS built and installed $m.ko for $abi" grep -q "^/lib/modules/$abi/updates/dkms/$m\.ko" "$o/modinfo"; then
