@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/xattr.h>
 #include "event.h"
 #include "log.h"
 #include "number.h"
@@ -29,6 +30,8 @@
 #define SPEC_LINE_MAX 512
 /* A deviation before escaping; escaped, a byte takes at most four. */
 #define DEVIATION_MAX 1024
+/* devices.txt is about 150 KiB; a larger file is not it. */
+#define SPEC_FILE_MAX (4u << 20)
 
 /* Split "/dev/capi20.07" into prefix "/dev/capi20." and number 7, width 2. */
 static int split_number(const char *name, size_t *plen, unsigned long *num,
@@ -125,20 +128,57 @@ static int spec_entry(struct spec *s, struct spec_state *st, const char *p,
 	return 0;
 }
 
+/*
+ * Open the spec as modules.devname is opened: without blocking (a FIFO
+ * cannot hang us), and only a regular file, of a size devices.txt can
+ * have (/dev/zero would be read for ever).
+ */
+static FILE *spec_open(const char *path, const char **why)
+{
+	struct stat st;
+	FILE *f;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		*why = strerror(errno);
+		return NULL;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (unsigned long long)st.st_size > SPEC_FILE_MAX) {
+		*why = S_ISREG(st.st_mode) ? "larger than 4 MiB" :
+		       "not a regular file";
+		close(fd);
+		return NULL;
+	}
+	f = fdopen(fd, "r");
+	if (!f) {
+		*why = strerror(errno);
+		close(fd);
+	}
+	return f;
+}
+
 int spec_parse(const char *path, struct spec *s, const char **why)
 {
 	struct spec_state st = { 0 };
 	char line[SPEC_LINE_MAX];
+	unsigned long long read = 0;
 	int r = 0;
 	FILE *f;
 
 	memset(s, 0, sizeof(*s));
-	f = fopen(path, "re");
-	if (!f) {
-		*why = strerror(errno);
+	f = spec_open(path, why);
+	if (!f)
 		return -1;
-	}
 	while (r == 0 && fgets(line, sizeof(line), f)) {
+		/* A file that grows while read is read no further. */
+		read += strlen(line);
+		if (read > SPEC_FILE_MAX) {
+			*why = "larger than 4 MiB";
+			r = -1;
+			break;
+		}
 		const char *p = line + strspn(line, " \t");
 
 		if (st.in_block)
@@ -171,7 +211,35 @@ struct checker {
 	gid_t gid;
 	mode_t mode;
 	int deviations;
+	int cannot;		/* names that could not be compared */
 };
+
+/*
+ * A name --verify cannot look at (a directory an ordinary user may not
+ * read or search): not a deviation, nor OK: "could not compare", exit 2.
+ */
+static void cannot_compare(struct checker *c, const char *dir,
+			   const char *name, int e)
+{
+	char raw[DEVIATION_MAX], out[DEVIATION_MAX * 4];
+	int len;
+
+	c->cannot++;
+	len = snprintf(raw, sizeof(raw), "%s/%s%s%s", c->devdir, dir,
+		       *dir && *name ? "/" : "", name);
+	if (len < 0)
+		len = 0;
+	if ((size_t)len >= sizeof(raw))
+		len = sizeof(raw) - 1;
+	fprintf(stderr, "capi-devd: cannot compare %s: %s\n",
+		log_escape(raw, (size_t)len, out, sizeof(out)), strerror(e));
+}
+
+/* EACCES, EPERM: what is there cannot be told, only that it may exist. */
+static bool unreadable(int e)
+{
+	return e == EACCES || e == EPERM;
+}
 
 static void deviation(struct checker *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -214,11 +282,17 @@ static int stat_name(struct checker *c, const char *name, bool node,
 		/* capi/ a symlink: check_dir() reports it, once. */
 		if (fd < 0 && is_symlink(c->devfd, dir))
 			return -1;
+		if (fd < 0 && unreadable(errno)) {
+			cannot_compare(c, dir, "", errno);
+			return -1;
+		}
 		name = slash + 1;
 	}
 	ret = fd < 0 ? -1 : fstatat(fd, name, st,
 				    node ? AT_SYMLINK_NOFOLLOW : 0);
-	if (ret < 0)
+	if (ret < 0 && unreadable(errno))
+		cannot_compare(c, fd == c->devfd ? "" : dir, name, errno);
+	else if (ret < 0)
 		deviation(c, "%s/%s%s%s: %s (%s)", c->devdir,
 			  fd == c->devfd ? "" : dir, fd == c->devfd ? "" : "/",
 			  name, strerror(errno), what);
@@ -231,6 +305,47 @@ static int stat_name(struct checker *c, const char *name, bool node,
 	if (fd >= 0 && fd != c->devfd)
 		close(fd);
 	return ret;
+}
+
+/*
+ * Does the node at name (in a directory that is no symlink: stat_name()
+ * checked) carry an access ACL?  Asked of that very inode, through an
+ * O_PATH descriptor and /proc/self/fd.
+ */
+static bool has_acl(const struct checker *c, const char *name)
+{
+	char proc[32];
+	bool acl;
+	int fd;
+
+	fd = openat(c->devfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	acl = getxattr(proc, "system.posix_acl_access", NULL, 0) >= 0;
+	close(fd);
+	return acl;
+}
+
+/* A directory of the contract (capi/ of a pre-fix kernel) must be one. */
+static void expect_dir(struct checker *c, const char *name, const char *what)
+{
+	struct stat st;
+
+	if (fstatat(c->devfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (unreadable(errno))
+			cannot_compare(c, "", name, errno);
+		else
+			deviation(c, "%s/%s: %s (%s)", c->devdir, name,
+				  strerror(errno), what);
+	} else if (S_ISLNK(st.st_mode)) {
+		return;		/* check_dir() reports it, once */
+	} else if (!S_ISDIR(st.st_mode)) {
+		deviation(c, "%s/%s: %s, expected a directory (%s)",
+			  c->devdir, name, S_ISCHR(st.st_mode) ?
+			  "a character device" : S_ISREG(st.st_mode) ?
+			  "a regular file" : "not a directory", what);
+	}
 }
 
 /*
@@ -264,6 +379,10 @@ static void expect_dev(struct checker *c, const char *name, unsigned int maj,
 		deviation(c, "%s/%s: mode %04o, not %04o", c->devdir, name,
 			  (unsigned int)(st.st_mode & 07777),
 			  (unsigned int)c->mode);
+	if (has_acl(c, name))
+		deviation(c, "%s/%s: has an ACL (getfacl(1)): capi-devd(8) "
+			  "gives a node none, and its mode does not say who "
+			  "may open it", c->devdir, name);
 }
 
 
@@ -288,8 +407,10 @@ static void check_dir(struct checker *c, const struct sysfs_live *l,
 	if (fd < 0 && is_symlink(c->devfd, dir))
 		deviation(c, "%s/%s: a symlink, not the directory capi-devd(8) "
 			  "makes", c->devdir, dir);
+	else if (fd < 0 && errno != ENOENT && errno != ENOTDIR)
+		cannot_compare(c, strcmp(dir, ".") ? dir : "", "", errno);
 	d = fd < 0 ? NULL : fdopendir(fd);
-	while (d && (de = readdir(d))) {
+	while (d && (errno = 0, de = readdir(d))) {
 		if (de->d_name[0] == '.' ||
 		    strncmp(de->d_name, prefix, strlen(prefix)))
 			continue;
@@ -302,6 +423,8 @@ static void check_dir(struct checker *c, const struct sysfs_live *l,
 				  c->devdir, *prefix ? "" : "capi/",
 				  de->d_name, unit);
 	}
+	if (d && errno)
+		cannot_compare(c, strcmp(dir, ".") ? dir : "", "", errno);
 	if (d)
 		closedir(d);
 	else if (fd >= 0)
@@ -357,7 +480,10 @@ static int check_device(const struct capi_event *ev, void *arg)
 	if (ev->kind == CAPI_TTY)
 		check_spec_name(c, ev->unit);
 	for (i = 0; i < n; i++)
-		if (ops[i].kind == OP_NODE || ops[i].kind == OP_LINK)
+		if (ops[i].kind == OP_DIR)
+			expect_dir(c, ops[i].path,
+				   "the directory of the per-connection ttys");
+		else if (ops[i].kind == OP_NODE || ops[i].kind == OP_LINK)
 			expect_dev(c, ops[i].path, ev->major, ev->minor,
 				   ops[i].kind == OP_NODE,
 				   ops[i].kind == OP_NODE && ops[i].perms,
@@ -380,6 +506,13 @@ static int check_all(struct checker *c, const char *sysdir)
 		return -1;
 	}
 	check_gone(c, &l);
+	if (c->cannot) {
+		printf("verify: could not compare %d name(s) (see above)%s\n",
+		       c->cannot, c->deviations ? "; deviations as listed" :
+		       "");
+		sysfs_live_free(&l);
+		return -1;
+	}
 	if (c->deviations)
 		printf("verify: %d deviation(s)\n", c->deviations);
 	else

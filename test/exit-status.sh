@@ -27,7 +27,7 @@ run() {	# run CASE: the command of one case, its stderr to $LOG
 	"an unknown option") "$CAPI_DEVD" --no-such-option ;;
 	"a value an option does not take") "$CAPI_DEVD" --mode=9 --replay="$ROOT/ev" ;;
 	"an argument that is not an option") "$CAPI_DEVD" --root="$ROOT" extra ;;
-	"two of --replay, --verify and --load-driver")
+	"two of --replay, --verify, --list and --load-driver")
 		"$CAPI_DEVD" --root="$ROOT" --replay="$ROOT/ev" --verify ;;
 	"--replay with --source=udev")
 		"$CAPI_DEVD" --root="$ROOT" --replay="$ROOT/ev" --source=udev ;;
@@ -35,6 +35,14 @@ run() {	# run CASE: the command of one case, its stderr to $LOG
 	"--load-driver with --root") "$CAPI_DEVD" --load-driver --root="$ROOT" ;;
 	"an empty --root") "$CAPI_DEVD" --root= --replay="$ROOT/ev" ;;
 	"a --root too long for its paths") "$CAPI_DEVD" --root="/$long" --replay="$ROOT/ev" ;;
+	"a 50-capi.rules whose group and mode cannot be used")
+		mkdir -p "$ROOT/etc/udev/rules.d"
+		echo 'KERNEL=="capi20", GROUP="a b", OPTIONS+="static_node=capi20"' \
+			>"$ROOT/etc/udev/rules.d/50-capi.rules"
+		"$CAPI_DEVD" --root="$ROOT" --replay="$ROOT/ev"
+		local r=$?
+		rm -r "${ROOT:?}/etc"
+		return $r ;;
 	"a group that does not exist")
 		"$CAPI_DEVD" --root="$ROOT" --group=no-such-group-capi --replay="$ROOT/ev" ;;
 	"a group ID out of range")
