@@ -9,7 +9,7 @@
 #
 # The watchdog is the kernel's: a task in D state for 10 s
 # (hung_task_timeout_secs) panics the kernel (hung_task_panic), which ends
-# the VM; capi-fuzz interrupts its own operations only after 25 s.  At the
+# the VM; capi-fuzz interrupts its own operations only after 40 s.  At the
 # end, any WARNING, BUG, lockdep, KASAN or KCSAN report in dmesg fails the
 # boot (kernel_clean, scenario-lib.sh).
 # shellcheck source=test/qemu/guest/scenario-lib.sh
