@@ -8,7 +8,7 @@
  *
  * Usage: capi-fuzz [-s SEED] [-n OPS] [-t SECONDS] [-p PROCS] [-T THREADS]
  *                  [-b BOUND] [-u TTYS] [-c CONTROLLER]
- *        capi-fuzz -D hang|open-churn|reorder [-t SECONDS] [-c CONTROLLER]
+ *        capi-fuzz -D TEST[+TEST...] [-t SECONDS] [-c CONTROLLER]
  *
  *   SEED     the run's seed (default: from the clock; printed first)
  *   OPS      operations of each thread (default 400)
@@ -53,15 +53,16 @@
  * the run.  Each line of progress (stdout and /dev/kmsg, so that it is
  * on the console before a panic) names the seed and the operations done.
  *
- * -D runs a directed test instead, a fixed sequence of the same
- * operations for one finding of issue 38:
+ * -D runs directed tests instead, in the order given (open-churn first:
+ * it wants minor 0), each a fixed sequence of the same operations for
+ * one finding of issue 38:
  *   hang        finding 1: a tty with TCOOFF, a byte written and a
  *               tcsetattr(TCSADRAIN) waiting; capisim clears the B3
  *               connection, the application answers DISCONNECT_B3_RESP
- *               while its second thread sends LISTEN_REQ; another
- *               process opens and closes /dev/capi20.  Each of these
- *               must return within 5 s, the drain too once the B3
- *               connection is gone (hung up).
+ *               while its second thread sends LISTEN_REQ; then another
+ *               application (a /dev/capi20 of its own) registers and
+ *               closes.  Each of these must return within 5 s; once
+ *               the drain is interrupted, everything must be done.
  *   open-churn  finding 2: open("/dev/capi/0") in a loop while capisim
  *               clears and sets up the B3 connection of minor 0 again and
  *               again (KASAN sees the use after free).
@@ -135,6 +136,7 @@ struct shared {
 	_Atomic long per_op[64];	/* ... of each kind */
 	_Atomic int good_unit;		/* the good call's tty, or -1 */
 	_Atomic uint32_t good_ncci;	/* and its NCCI */
+	_Atomic long good_streams;	/* its streams that came back whole */
 	_Atomic int failed;
 	_Atomic long long t_end;
 	char why[256];
@@ -731,9 +733,9 @@ static void op_fault(struct worker *w)
 	if (!n)
 		return;
 	k = &c[below(r, n)];
-	/* the good call takes only refusals of its DATA_B3_REQs */
+	/* the good call takes only refusals of its DATA_B3_REQs (its own) */
 	if (good >= 0 && k->ncci && k->ncci == atomic_load(&sh->good_ncci))
-		f = 4;
+		return;
 	switch (f) {
 	case 0:
 		dbg_write(dbg, "hangup", "0x%x", k->plci);
@@ -1034,10 +1036,17 @@ static int good_stream(struct app *a, int unit, uint32_t ncci, bool sqfull,
 	tcsetattr(fd, TCSANOW, &t);
 	while (got < total && now_ms() - idle < bound * 1000LL) {
 		app_pump(a, 0);
+		/*
+		 * A refusal or two now and then, each time after the last
+		 * ones were retried (20 ms, then 40): refusals faster than
+		 * the minor's retries, which back off up to 1 s, would
+		 * stop the stream for good, as a controller that never
+		 * takes data again would.
+		 */
 		if (sqfull && now_ms() >= t_fault) {
 			dbg_write(dbg, "sendqueuefull", "0x%x %u", ncci,
-				  1 + below(r, 3));
-			t_fault = now_ms() + below(r, 200);
+				  1 + below(r, 2));
+			t_fault = now_ms() + 100 + below(r, 300);
 		}
 		p.fd = fd;
 		p.events = POLLIN | (sent < total && sent - got < 8192 ?
@@ -1076,8 +1085,9 @@ static int good_stream(struct app *a, int unit, uint32_t ncci, bool sqfull,
 			break;
 	}
 	close(fd);
-	diag("/dev/capi/%d: %zu bytes written, %zu back in order", unit, sent,
-	     got);
+	if (got != total)
+		diag("/dev/capi/%d: %zu bytes written, %zu back in order",
+		     unit, sent, got);
 	return got == total ? 0 : 2;
 }
 
@@ -1097,6 +1107,8 @@ static void *good_thread(void *arg)
 	atomic_store(&sh->good_unit, unit);
 	while (!atomic_load(&a->stop)) {
 		rc = good_stream(a, unit, ncci, true, GOOD_BYTES, &r);
+		if (rc == 0)
+			atomic_fetch_add(&sh->good_streams, 1);
 		if (rc == 1) {
 			failf("good stream on /dev/capi/%d: the echo differs from what was sent",
 			      unit);
@@ -1180,8 +1192,9 @@ static int run_fuzz(void)
 			kill(pids[i], SIGKILL);
 		}
 	progress(atomic_load(&sh->failed) ? "failed" : "done");
-	diag("%.1f s, %d processes x %d threads", (now_ms() - t0) / 1000.0,
-	     nprocs, nthreads);
+	diag("%.1f s, %d processes x %d threads; the good call echoed %ld x %d bytes intact",
+	     (now_ms() - t0) / 1000.0, nprocs, nthreads,
+	     atomic_load(&sh->good_streams), GOOD_BYTES);
 	for (i = 0; i < NOPS_KIND; i++)
 		diag("  %-12s %ld", op_table[i].name,
 		     atomic_load(&sh->per_op[i]));
@@ -1242,21 +1255,33 @@ static void *resp_thread(void *arg)
 	return NULL;
 }
 
+/* another process's application: registered, then released */
 static void *open_close_thread(void *arg)
 {
+	capi_register_params rp = { .level3cnt = 1, .datablkcnt = 7,
+				    .datablklen = 2048 };
 	struct timed *t = arg;
+	int fd = open("/dev/capi20", O_RDWR);
 
-	close(open("/dev/capi20", O_RDWR));
+	if (fd >= 0 && ioctl(fd, CAPI_REGISTER, &rp) <= 0)
+		diag("CAPI_REGISTER: %s", strerror(errno));
+	close(fd);
 	atomic_store(&t->done, now_ms());
 	return NULL;
 }
 
-/* wait up to @ms for @t: how long it took from @t0, or -1 */
+/* wait up to @ms from @t0 for @t: how long it took from @t0 (0 when
+ * it was done before), or -1 */
 static long long took(struct timed *t, long long t0, int ms)
 {
+	long long done;
+
 	while (!atomic_load(&t->done) && now_ms() - t0 < ms)
 		usleep(10000);
-	return atomic_load(&t->done) ? atomic_load(&t->done) - t0 : -1;
+	done = atomic_load(&t->done);
+	if (!done)
+		return -1;
+	return done > t0 ? done - t0 : 0;
 }
 
 /*
@@ -1264,7 +1289,7 @@ static long long took(struct timed *t, long long t0, int ms)
  * step that hangs is a failed check: the drain is then interrupted
  * (SIGUSR1), which lets everything go on.
  */
-static int directed_hang(void)
+static void directed_hang(void)
 {
 	struct timed resp = { 0 }, lis = { 0 }, oc = { 0 };
 	pthread_t drain, t1, t2, t3;
@@ -1272,13 +1297,13 @@ static int directed_hang(void)
 	struct app a;
 	struct msg m;
 	uint32_t ncci;
-	long long t0, d;
+	long long t0, t1_0, d;
 	int fd, unit, ind = 0;
 
 	if (app_open(&a, 7, 2048, true) ||
 	    (fd = directed_call(&a, &ncci, &unit)) < 0) {
 		fail("a call with a tty");
-		return done_testing();
+		return;
 	}
 	pass("a call with a tty: /dev/capi/%d, NCCI 0x%x", unit, ncci);
 	tcgetattr(fd, &t);
@@ -1302,30 +1327,33 @@ static int directed_hang(void)
 	pthread_create(&t1, NULL, resp_thread, &resp);
 	usleep(200000);
 	pthread_create(&t2, NULL, listen_thread, &lis);
+	d = took(&lis, now_ms(), 5000);
+	check(d >= 0, "the second thread's LISTEN_REQ returns (%lld ms)", d);
+	/* its LISTEN_CONF is for kcapi's worker to deliver meanwhile */
+	usleep(500000);
+	t1_0 = now_ms();
 	pthread_create(&t3, NULL, open_close_thread, &oc);
+	d = took(&oc, t1_0, 5000);
+	check(d >= 0, "another application registered and released in %lld ms (limit 5000)",
+	      d);
 	d = took(&resp, t0, 5000);
 	check(d >= 0, "DISCONNECT_B3_RESP written in %lld ms (limit 5000)", d);
-	d = took(&lis, t0, 5000);
-	check(d >= 0, "the second thread's LISTEN_REQ returns (%lld ms)", d);
-	d = took(&oc, t0, 5000);
-	check(d >= 0, "open and close of another /dev/capi20 in %lld ms (limit 5000)",
-	      d);
 	/* the drain ends by itself once the hangup dropped the output */
 	t0 = now_ms();
 	pthread_kill(drain, SIGUSR1);
 	pthread_join(drain, NULL);
 	d = took(&resp, t0, 20000);
-	check(d >= 0, "everything returns once the drain is interrupted");
+	check(d >= 0 && took(&oc, t0, 20000) >= 0,
+	      "everything returns once the drain is interrupted");
 	pthread_join(t1, NULL);
 	pthread_join(t2, NULL);
 	pthread_join(t3, NULL);
 	close(fd);
 	close(a.fd);
-	return done_testing();
 }
 
 /* finding 2 */
-static int directed_open_churn(void)
+static void directed_open_churn(void)
 {
 	struct app a;
 	uint32_t ncci;
@@ -1337,7 +1365,7 @@ static int directed_open_churn(void)
 	if (app_open(&a, 7, 2048, true) ||
 	    (fd = directed_call(&a, &ncci, &unit)) < 0) {
 		fail("a call with a tty");
-		return done_testing();
+		return;
 	}
 	close(fd);
 	check(unit == 0, "the call's tty is /dev/capi/0 (is %d)", unit);
@@ -1372,11 +1400,10 @@ static int directed_open_churn(void)
 	waitpid(child, NULL, 0);
 	pass("%d rounds of B3 churn on minor 0 beside the opens", churn);
 	close(a.fd);
-	return done_testing();
 }
 
 /* finding 3 */
-static int directed_reorder(void)
+static void directed_reorder(void)
 {
 	struct app a;
 	struct rng r = { seed };
@@ -1386,20 +1413,39 @@ static int directed_reorder(void)
 	if (app_open(&a, 7, 2048, true) ||
 	    (fd = directed_call(&a, &ncci, &unit)) < 0) {
 		fail("a call with a tty");
-		return done_testing();
+		return;
 	}
 	close(fd);
 	rc = good_stream(&a, unit, ncci, true, 256 * 1024, &r);
 	check(rc == 0, "256 KiB written under send-queue-full come back in order (%s)",
 	      rc == 1 ? "reordered" : rc == 2 ? "stopped" : "intact");
 	close(a.fd);
+}
+
+/* the directed tests named in @list ("hang+reorder"), in that order */
+static int run_directed(char *list)
+{
+	char *name, *save = NULL;
+
+	for (name = strtok_r(list, "+", &save); name;
+	     name = strtok_r(NULL, "+", &save)) {
+		diag("capi-fuzz: directed test %s", name);
+		if (!strcmp(name, "hang"))
+			directed_hang();
+		else if (!strcmp(name, "open-churn"))
+			directed_open_churn();
+		else if (!strcmp(name, "reorder"))
+			directed_reorder();
+		else
+			fail("no directed test %s", name);
+	}
 	return done_testing();
 }
 
 int main(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_usr1 };
-	const char *directed = NULL;
+	char *directed = NULL;
 	int opt;
 
 	seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
@@ -1415,7 +1461,7 @@ int main(int argc, char **argv)
 		case 'c': ctrl = atoi(optarg); break;
 		case 'D': directed = optarg; break;
 		default:
-			fprintf(stderr, "usage: %s [-s SEED] [-n OPS] [-t SECONDS] [-p PROCS] [-T THREADS] [-b BOUND] [-u TTYS] [-c CONTROLLER] | -D hang|open-churn|reorder\n",
+			fprintf(stderr, "usage: %s [-s SEED] [-n OPS] [-t SECONDS] [-p PROCS] [-T THREADS] [-b BOUND] [-u TTYS] [-c CONTROLLER] | -D hang+open-churn+reorder\n",
 				argv[0]);
 			return 2;
 		}
@@ -1434,17 +1480,8 @@ int main(int argc, char **argv)
 		bail_out("mmap");
 	sh->good_unit = -1;
 	sh->t_end = now_ms() + seconds * 1000LL;
-	if (directed) {
-		diag("capi-fuzz: directed test %s", directed);
-		if (!strcmp(directed, "hang"))
-			return directed_hang();
-		if (!strcmp(directed, "open-churn"))
-			return directed_open_churn();
-		if (!strcmp(directed, "reorder"))
-			return directed_reorder();
-		fprintf(stderr, "capi-fuzz: no directed test %s\n", directed);
-		return 2;
-	}
+	if (directed)
+		return run_directed(directed);
 	progress("start");
 	diag("capi-fuzz -s %llu -n %d -t %d -p %d -T %d -b %d -u %d: the same seed runs the same operations",
 	     (unsigned long long)seed, nops, seconds, nprocs, nthreads, bound,

@@ -12,10 +12,9 @@
 #   CAPI_FUZZ_OPS      operations of each thread (default 150)
 #   CAPI_FUZZ_SECONDS  the run's limit in the guest (default 150)
 #   CAPI_FUZZ_ARGS     more capi-fuzz options, e.g. "-p 4 -T 3"
-#   CAPI_FUZZ_DIRECTED directed tests instead (capi-fuzz -D), one boot
-#                      each: hang, open-churn, reorder (test/qemu/t-findings.sh)
-#   CAPI_FUZZ_TODO     names (fuzz, or directed tests) whose failure is a
-#                      TODO: known, until the series has the fix
+#   CAPI_FUZZ_DIRECTED directed tests instead (capi-fuzz -D): boots,
+#                      separated by spaces, each a list of hang, open-churn,
+#                      reorder joined by + (test/qemu/t-findings.sh)
 # and those of vm-test.sh (CAPI_KERNEL_DEBUG=1|kcsan for the debug kernels).
 # A failure names the seed and the operations done; the same seed runs the
 # same operations again:
@@ -44,8 +43,6 @@ boot() {
 		"$here/vm-test.sh" "$here/guest/fuzz-test.sh" \
 		--add "$CAPI_FUZZ:/usr/bin/capi-fuzz" >"$outdir/tap" 2>"$outdir/stderr" || rc=$?
 	sed 's/^/    /' "$outdir/tap"
-	[[ " ${CAPI_FUZZ_TODO:-} " != *" $name "* ]] ||
-		todo "issue 38: kernel/patches does not have the fix yet"
 	if [ $rc = 0 ]; then
 		pass "$desc"
 		return 0
