@@ -19,6 +19,7 @@
 #include "apply.h"
 #include "coldplug.h"
 #include "log.h"
+#include "mend.h"
 #include "modload.h"
 #include "names.h"
 #include "notify.h"
@@ -865,6 +866,7 @@ static int run_verify(const struct options *o, const char *root,
 
 	if (resolve_perms(o, root, &p) < 0)
 		return EXIT_USAGE;
+	mend_set_udevd(udevd_running(root));
 	ret = verify_run(devdir, sysdir, o->devices_txt, p.gid, p.mode);
 	return ret < 0 ? EXIT_USAGE : ret > 0 ? 1 : 0;
 }

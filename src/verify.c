@@ -21,6 +21,7 @@
 #include <sys/xattr.h>
 #include "event.h"
 #include "log.h"
+#include "mend.h"
 #include "number.h"
 #include "policy.h"
 #include "sysfs.h"
@@ -212,6 +213,7 @@ struct checker {
 	mode_t mode;
 	int deviations;
 	int cannot;		/* names that could not be compared */
+	bool modern;		/* the device checked: its names the rules' */
 };
 
 /*
@@ -243,6 +245,17 @@ static bool unreadable(int e)
 
 static void deviation(struct checker *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* The MEND: line after a deviation at devdir/dir/name ("" parts left out). */
+static void mend(const struct checker *c, enum mend m, const char *dir,
+		 const char *name)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s%s%s%s%s", c->devdir,
+		 *dir ? "/" : "", dir, *name ? "/" : "", name);
+	mend_print(m, path, c->modern);
+}
 
 /* One line each: names read from the tree are escaped as in the log. */
 static void deviation(struct checker *c, const char *fmt, ...)
@@ -292,14 +305,16 @@ static int stat_name(struct checker *c, const char *name, bool node,
 				    node ? AT_SYMLINK_NOFOLLOW : 0);
 	if (ret < 0 && unreadable(errno))
 		cannot_compare(c, fd == c->devfd ? "" : dir, name, errno);
-	else if (ret < 0)
+	else if (ret < 0) {
 		deviation(c, "%s/%s%s%s: %s (%s)", c->devdir,
 			  fd == c->devfd ? "" : dir, fd == c->devfd ? "" : "/",
 			  name, strerror(errno), what);
-	else if (node && S_ISLNK(st->st_mode)) {
+		mend(c, MEND_RESCAN, fd == c->devfd ? "" : dir, name);
+	} else if (node && S_ISLNK(st->st_mode)) {
 		deviation(c, "%s/%s%s%s: symlink, expected a character device "
 			  "(%s)", c->devdir, fd == c->devfd ? "" : dir,
 			  fd == c->devfd ? "" : "/", name, what);
+		mend(c, MEND_REMOVE, fd == c->devfd ? "" : dir, name);
 		ret = -1;
 	}
 	if (fd >= 0 && fd != c->devfd)
@@ -335,9 +350,11 @@ static void expect_dir(struct checker *c, const char *name, const char *what)
 	if (fstatat(c->devfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		if (unreadable(errno))
 			cannot_compare(c, "", name, errno);
-		else
+		else {
 			deviation(c, "%s/%s: %s (%s)", c->devdir, name,
 				  strerror(errno), what);
+			mend(c, MEND_RESCAN, "", name);
+		}
 	} else if (S_ISLNK(st.st_mode)) {
 		return;		/* check_dir() reports it, once */
 	} else if (!S_ISDIR(st.st_mode)) {
@@ -345,6 +362,7 @@ static void expect_dir(struct checker *c, const char *name, const char *what)
 			  c->devdir, name, S_ISCHR(st.st_mode) ?
 			  "a character device" : S_ISREG(st.st_mode) ?
 			  "a regular file" : "not a directory", what);
+		mend(c, MEND_REMOVE, "", name);
 	}
 }
 
@@ -365,24 +383,33 @@ static void expect_dev(struct checker *c, const char *name, unsigned int maj,
 			  c->devdir, name, S_ISCHR(st.st_mode) ? "char" :
 			  "a non-device", major(st.st_rdev),
 			  minor(st.st_rdev), maj, min, what);
+		mend(c, MEND_REMOVE, "", name);
 		return;
 	}
 	if (!perms)
 		return;
-	if (st.st_uid != 0)
+	if (st.st_uid != 0) {
 		deviation(c, "%s/%s: owner uid %u, not root", c->devdir, name,
 			  (unsigned int)st.st_uid);
-	if (st.st_gid != c->gid)
+		mend(c, MEND_RESCAN, "", name);
+	}
+	if (st.st_gid != c->gid) {
 		deviation(c, "%s/%s: group %u, not %u", c->devdir, name,
 			  (unsigned int)st.st_gid, (unsigned int)c->gid);
-	if ((st.st_mode & 07777) != c->mode)
+		mend(c, MEND_RESCAN, "", name);
+	}
+	if ((st.st_mode & 07777) != c->mode) {
 		deviation(c, "%s/%s: mode %04o, not %04o", c->devdir, name,
 			  (unsigned int)(st.st_mode & 07777),
 			  (unsigned int)c->mode);
-	if (has_acl(c, name))
+		mend(c, MEND_RESCAN, "", name);
+	}
+	if (has_acl(c, name)) {
 		deviation(c, "%s/%s: has an ACL (getfacl(1)): capi-devd(8) "
 			  "gives a node none, and its mode does not say who "
 			  "may open it", c->devdir, name);
+		mend(c, MEND_ACL, "", name);
+	}
 }
 
 
@@ -404,24 +431,30 @@ static void check_dir(struct checker *c, const struct sysfs_live *l,
 	/* Not through a symlink: capi-devd makes capi/ a directory. */
 	fd = openat(c->devfd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 		    O_CLOEXEC);
-	if (fd < 0 && is_symlink(c->devfd, dir))
+	if (fd < 0 && is_symlink(c->devfd, dir)) {
 		deviation(c, "%s/%s: a symlink, not the directory capi-devd(8) "
 			  "makes", c->devdir, dir);
-	else if (fd < 0 && errno != ENOENT && errno != ENOTDIR)
+		mend(c, MEND_REMOVE, dir, "");
+	} else if (fd < 0 && errno != ENOENT && errno != ENOTDIR)
 		cannot_compare(c, strcmp(dir, ".") ? dir : "", "", errno);
 	d = fd < 0 ? NULL : fdopendir(fd);
 	while (d && (errno = 0, de = readdir(d))) {
 		if (de->d_name[0] == '.' ||
 		    strncmp(de->d_name, prefix, strlen(prefix)))
 			continue;
-		if (parse(de->d_name, &unit) < 0)
+		if (parse(de->d_name, &unit) < 0) {
 			deviation(c, "%s/%s%s: exists, but is no name "
 				  "capi-devd(8) gives a tty", c->devdir,
 				  *prefix ? "" : "capi/", de->d_name);
-		else if (!sysfs_live_has(l, unit))
+			mend(c, MEND_REMOVE_ONLY, *prefix ? "" : "capi",
+			     de->d_name);
+		} else if (!sysfs_live_has(l, unit)) {
 			deviation(c, "%s/%s%s: exists, but no tty %u is live",
 				  c->devdir, *prefix ? "" : "capi/",
 				  de->d_name, unit);
+			mend(c, MEND_STALE, *prefix ? "" : "capi",
+			     de->d_name);
+		}
 	}
 	if (d && errno)
 		cannot_compare(c, strcmp(dir, ".") ? dir : "", "", errno);
@@ -462,9 +495,11 @@ static void check_spec_name(struct checker *c, unsigned int unit)
 
 	policy_tty_names(unit, CAPI_MODERN, &n);
 	if (unit + 1 < c->spec->n &&
-	    strcmp(c->spec->name[unit + 1] + strlen("/dev/"), n.legacy))
+	    strcmp(c->spec->name[unit + 1] + strlen("/dev/"), n.legacy)) {
 		deviation(c, "devices.txt names tty %u %s, capi-devd(8) /dev/%s",
 			  unit, c->spec->name[unit + 1], n.legacy);
+		mend_print(MEND_NONE_SPEC, "", false);
+	}
 }
 
 /*
@@ -477,6 +512,7 @@ static int check_device(const struct capi_event *ev, void *arg)
 	struct checker *c = arg;
 	int i, n = policy_names(ev, OWN_ALL, ops);
 
+	c->modern = ev->scheme == CAPI_MODERN;
 	if (ev->kind == CAPI_TTY)
 		check_spec_name(c, ev->unit);
 	for (i = 0; i < n; i++)
@@ -496,9 +532,11 @@ static int check_all(struct checker *c, const char *sysdir)
 	struct sysfs_live l;
 
 	/* The spec's control name must be ours. */
-	if (strcmp(c->spec->name[0], "/dev/capi20"))
+	if (strcmp(c->spec->name[0], "/dev/capi20")) {
 		deviation(c, "devices.txt names the control device %s, "
 			  "capi-devd(8) /dev/capi20", c->spec->name[0]);
+		mend_print(MEND_NONE_SPEC, "", false);
+	}
 	if (sysfs_scan(sysdir, &l, check_device, c) < 0) {
 		fprintf(stderr, "capi-devd: cannot scan %s: %s\n", sysdir,
 			strerror(errno));
@@ -530,6 +568,7 @@ int verify_run(const char *devdir, const char *sysdir, const char *spec_path,
 	struct spec spec;
 	struct checker c = {
 		.devdir = devdir, .spec = &spec, .gid = gid, .mode = mode,
+		.modern = true,
 	};
 	const char *why;
 	int ret;
@@ -544,6 +583,7 @@ int verify_run(const char *devdir, const char *sysdir, const char *spec_path,
 	c.devfd = open(devdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (c.devfd < 0 && is_symlink(AT_FDCWD, devdir)) {
 		deviation(&c, "%s: symlink, expected a directory", devdir);
+		mend_print(MEND_NONE_ROOT, "", false);
 		printf("verify: %d deviation(s)\n", c.deviations);
 		return c.deviations;
 	}
