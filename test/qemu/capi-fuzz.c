@@ -127,6 +127,7 @@ struct slot {
 	_Atomic int op;			/* op_table index */
 	_Atomic int idx;		/* its operation number */
 	_Atomic int signalled;
+	_Atomic int told;		/* tell_slow() ran for this op */
 	pthread_t tid;
 };
 
@@ -832,6 +833,7 @@ static void *op_thread(void *arg)
 		atomic_store(&w->slot->op, op);
 		atomic_store(&w->slot->idx, i);
 		atomic_store(&w->slot->signalled, 0);
+		atomic_store(&w->slot->told, 0);
 		atomic_store(&w->slot->since, now_ms());
 		op_table[op].fn(w);
 		atomic_store(&w->slot->since, 0);
@@ -874,6 +876,32 @@ static char task_state(pid_t tid, char *wchan, size_t size)
 }
 
 /*
+ * An operation that waits 8 s: where (wchan), on the console too, so that
+ * the task that holds what a hung task waits for is named before a panic.
+ */
+static void tell_slow(int proc, int thread, pid_t tid, int op, int idx,
+		      long long age)
+{
+	char wchan[64], line[200];
+	char st = task_state(tid, wchan, sizeof(wchan));
+	int fd, n;
+
+	n = snprintf(line, sizeof(line),
+		     "capi-fuzz: thread %d.%d (tid %d) in %s (op %d) for %lld s: state %c, wchan %s\n",
+		     proc, thread, tid, op_table[op].name, idx, age / 1000, st,
+		     wchan);
+	fputs("# ", stdout);
+	fputs(line, stdout);
+	fflush(stdout);
+	fd = open("/dev/kmsg", O_WRONLY);
+	if (fd >= 0) {
+		if (write(fd, line, n) < 0)
+			n = 0;
+		close(fd);
+	}
+}
+
+/*
  * The watchdog of one process: a thread whose operation is over its
  * limit gets SIGUSR1 (again every second); one still in it BOUND s
  * later fails the run.
@@ -903,6 +931,9 @@ static void *watchdog_thread(void *arg)
 			if (!since)
 				continue;
 			age = now_ms() - since;
+			if (age >= 8000 && !atomic_exchange(&s->told, 1))
+				tell_slow(wd->proc, i, wd->tids[i], op,
+					  atomic_load(&s->idx), age);
 			if (age < limit)
 				continue;
 			if (age >= limit + bound * 1000LL) {
@@ -1011,12 +1042,12 @@ static int dial_one(struct app *a, uint32_t *ncci_out, int ms)
 }
 
 /*
- * A stream's writes not yet echoed whole, at most: each DATA_B3_REQ is
- * echoed as one DATA_B3_IND or more, and capisim holds back at most 256
- * of them for a connection (and drops the rest, which would look like a
+ * A stream's writes not yet echoed whole, at most: each DATA_B3_REQ of up
+ * to 2048 bytes is echoed as one DATA_B3_IND, and capisim holds back at
+ * most 256 of them for a connection (and drops the rest, which would look like a
  * kernel that lost data).
  */
-#define MAX_INFLIGHT	64
+#define MAX_INFLIGHT	192
 
 /* capisim's line for @ncci in connections: its counters, dropped too */
 static void sim_show(uint32_t ncci)
@@ -1045,8 +1076,13 @@ struct stream_shape {
 	unsigned int maxw, gap_ms, spread_ms, refusals;
 };
 static const struct stream_shape fuzz_shape = { 1024, 100, 300, 2 };
-/* many small DATA_B3_REQs, each refusal retried (20 ms) before the next */
-static const struct stream_shape reorder_shape = { 64, 25, 25, 1 };
+/*
+ * Many small DATA_B3_REQs queued on the minor; one or two refused every
+ * 80-120 ms, so that a retry (20 ms, then 40) is refused too now and then
+ * while the writer sends the next ones.
+ */
+static const struct stream_shape reorder_shape = { 64, 80, 40, 2 };
+#define REORDER_BYTES	(1024 * 1024)
 
 /*
  * Write @total bytes in raw mode to the tty of @unit, shaped by @sh_, and
@@ -1454,9 +1490,10 @@ static void directed_reorder(void)
 		return;
 	}
 	close(fd);
-	rc = good_stream(&a, unit, ncci, &reorder_shape, 256 * 1024, &r);
-	check(rc == 0, "256 KiB written under send-queue-full come back in order (%s)",
-	      rc == 1 ? "reordered" : rc == 2 ? "stopped" : "intact");
+	rc = good_stream(&a, unit, ncci, &reorder_shape, REORDER_BYTES, &r);
+	check(rc == 0, "%d KiB written under send-queue-full come back in order (%s)",
+	      REORDER_BYTES / 1024,
+	      rc == 1 ? "differ" : rc == 2 ? "stopped" : "intact");
 	close(a.fd);
 }
 
