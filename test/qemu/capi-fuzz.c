@@ -66,7 +66,8 @@
  *   open-churn  finding 2: open("/dev/capi/0") in a loop while capisim
  *               clears and sets up the B3 connection of minor 0 again and
  *               again (KASAN sees the use after free).
- *   reorder     finding 3: a raw tty writes a counting stream while its
+ *   reorder     finding 3: a raw tty writes a counting stream (4 MiB,
+ *               in writes of 1-64 bytes) while its
  *               DATA_B3_REQs are refused (sendqueuefull) again and again;
  *               the echo must come back in order.
  *
@@ -1082,7 +1083,7 @@ static const struct stream_shape fuzz_shape = { 1024, 100, 300, 2 };
  * while the writer sends the next ones.
  */
 static const struct stream_shape reorder_shape = { 64, 80, 40, 2 };
-#define REORDER_BYTES	(1024 * 1024)
+#define REORDER_BYTES	(4 * 1024 * 1024)
 
 /*
  * Write @total bytes in raw mode to the tty of @unit, shaped by @sh_, and
