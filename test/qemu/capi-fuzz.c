@@ -66,7 +66,8 @@
  *   open-churn  finding 2: open("/dev/capi/0") in a loop while capisim
  *               clears and sets up the B3 connection of minor 0 again and
  *               again (KASAN sees the use after free).
- *   reorder     finding 3: a raw tty writes a counting stream while its
+ *   reorder     finding 3: a raw tty writes a counting stream (4 MiB,
+ *               in writes of 1-64 bytes) while its
  *               DATA_B3_REQs are refused (sendqueuefull) again and again;
  *               the echo must come back in order.
  *
@@ -127,6 +128,7 @@ struct slot {
 	_Atomic int op;			/* op_table index */
 	_Atomic int idx;		/* its operation number */
 	_Atomic int signalled;
+	_Atomic int told;		/* tell_slow() ran for this op */
 	pthread_t tid;
 };
 
@@ -832,6 +834,7 @@ static void *op_thread(void *arg)
 		atomic_store(&w->slot->op, op);
 		atomic_store(&w->slot->idx, i);
 		atomic_store(&w->slot->signalled, 0);
+		atomic_store(&w->slot->told, 0);
 		atomic_store(&w->slot->since, now_ms());
 		op_table[op].fn(w);
 		atomic_store(&w->slot->since, 0);
@@ -874,6 +877,32 @@ static char task_state(pid_t tid, char *wchan, size_t size)
 }
 
 /*
+ * An operation that waits 8 s: where (wchan), on the console too, so that
+ * the task that holds what a hung task waits for is named before a panic.
+ */
+static void tell_slow(int proc, int thread, pid_t tid, int op, int idx,
+		      long long age)
+{
+	char wchan[64], line[200];
+	char st = task_state(tid, wchan, sizeof(wchan));
+	int fd, n;
+
+	n = snprintf(line, sizeof(line),
+		     "capi-fuzz: thread %d.%d (tid %d) in %s (op %d) for %lld s: state %c, wchan %s\n",
+		     proc, thread, tid, op_table[op].name, idx, age / 1000, st,
+		     wchan);
+	fputs("# ", stdout);
+	fputs(line, stdout);
+	fflush(stdout);
+	fd = open("/dev/kmsg", O_WRONLY);
+	if (fd >= 0) {
+		if (write(fd, line, n) < 0)
+			n = 0;
+		close(fd);
+	}
+}
+
+/*
  * The watchdog of one process: a thread whose operation is over its
  * limit gets SIGUSR1 (again every second); one still in it BOUND s
  * later fails the run.
@@ -903,6 +932,9 @@ static void *watchdog_thread(void *arg)
 			if (!since)
 				continue;
 			age = now_ms() - since;
+			if (age >= 8000 && !atomic_exchange(&s->told, 1))
+				tell_slow(wd->proc, i, wd->tids[i], op,
+					  atomic_load(&s->idx), age);
 			if (age < limit)
 				continue;
 			if (age >= limit + bound * 1000LL) {
@@ -1011,16 +1043,60 @@ static int dial_one(struct app *a, uint32_t *ncci_out, int ms)
 }
 
 /*
- * Write GOOD_BYTES in raw mode to the tty of @unit and read them back:
- * 0 when every byte came back in order, 1 when one differed, 2 when
- * the echo stopped for BOUND seconds.  @sqfull refuses DATA_B3_REQs of
- * @ncci every so often.
+ * A stream's writes not yet echoed whole, at most: each DATA_B3_REQ of up
+ * to 2048 bytes is echoed as one DATA_B3_IND, and capisim holds back at
+ * most 256 of them for a connection (and drops the rest, which would look like a
+ * kernel that lost data).
  */
-static int good_stream(struct app *a, int unit, uint32_t ncci, bool sqfull,
-		       size_t total, struct rng *r)
+#define MAX_INFLIGHT	192
+
+/* capisim's line for @ncci in connections: its counters, dropped too */
+static void sim_show(uint32_t ncci)
+{
+	char path[256], line[512], want[16];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/connections", dbg);
+	snprintf(want, sizeof(want), "0x%x", ncci);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (line[0] == '#' || strstr(line, want))
+			diag("capisim: %.*s", (int)strcspn(line, "\n"), line);
+	if (f)
+		fclose(f);
+}
+
+/*
+ * How a good stream writes: writes of 1 to @maxw bytes; every @gap_ms to
+ * @gap_ms + @spread_ms, 1 to @refusals of its DATA_B3_REQs refused
+ * (capisim's sendqueuefull).  Refusals faster than the minor's retries,
+ * which back off up to 1 s, would stop the stream for good, as behind a
+ * controller that never takes data again.
+ */
+struct stream_shape {
+	unsigned int maxw, gap_ms, spread_ms, refusals;
+};
+static const struct stream_shape fuzz_shape = { 1024, 100, 300, 2 };
+/*
+ * Many small DATA_B3_REQs queued on the minor; one or two refused every
+ * 80-120 ms, so that a retry (20 ms, then 40) is refused too now and then
+ * while the writer sends the next ones.
+ */
+static const struct stream_shape reorder_shape = { 64, 80, 40, 2 };
+#define REORDER_BYTES	(4 * 1024 * 1024)
+
+/*
+ * Write @total bytes in raw mode to the tty of @unit, shaped by @sh_, and
+ * read them back: 0 when every byte came back in order, 1 when one
+ * differed, 2 when the echo stopped for BOUND seconds.
+ */
+static int good_stream(struct app *a, int unit, uint32_t ncci,
+		       const struct stream_shape *sh_, size_t total,
+		       struct rng *r)
 {
 	unsigned char out[1024], in[2048], want[2048];
-	size_t sent = 0, got = 0;
+	size_t sent = 0, got = 0, ends[MAX_INFLIGHT];
+	unsigned int w = 0, done = 0;	/* writes made, writes echoed */
 	long long idle = now_ms(), t_fault = 0;
 	struct termios t;
 	struct pollfd p;
@@ -1036,31 +1112,26 @@ static int good_stream(struct app *a, int unit, uint32_t ncci, bool sqfull,
 	tcsetattr(fd, TCSANOW, &t);
 	while (got < total && now_ms() - idle < bound * 1000LL) {
 		app_pump(a, 0);
-		/*
-		 * A refusal or two now and then, each time after the last
-		 * ones were retried (20 ms, then 40): refusals faster than
-		 * the minor's retries, which back off up to 1 s, would
-		 * stop the stream for good, as a controller that never
-		 * takes data again would.
-		 */
-		if (sqfull && now_ms() >= t_fault) {
+		if (now_ms() >= t_fault) {
 			dbg_write(dbg, "sendqueuefull", "0x%x %u", ncci,
-				  1 + below(r, 2));
-			t_fault = now_ms() + 100 + below(r, 300);
+				  1 + below(r, sh_->refusals));
+			t_fault = now_ms() + sh_->gap_ms + below(r, sh_->spread_ms);
 		}
 		p.fd = fd;
-		p.events = POLLIN | (sent < total && sent - got < 8192 ?
-				     POLLOUT : 0);
+		p.events = POLLIN | (sent < total && sent - got < 8192 &&
+				     w - done < MAX_INFLIGHT ? POLLOUT : 0);
 		if (poll(&p, 1, 50) <= 0)
 			continue;
 		if (p.revents & POLLOUT) {
-			n = 1 + below(r, sizeof(out));
+			n = 1 + below(r, sh_->maxw);
 			if ((size_t)n > total - sent)
 				n = total - sent;
 			pattern(out, sent, n);
 			n = write(fd, out, n);
-			if (n > 0)
+			if (n > 0) {
 				sent += n;
+				ends[w++ % MAX_INFLIGHT] = sent;
+			}
 		}
 		if (p.revents & POLLIN) {
 			n = read(fd, in, sizeof(in));
@@ -1074,10 +1145,14 @@ static int good_stream(struct app *a, int unit, uint32_t ncci, bool sqfull,
 						;
 					diag("byte %zu of the echo is 0x%02x, sent 0x%02x (%zu sent)",
 					     got + i, in[i], want[i], sent);
+					sim_show(ncci);
 					close(fd);
 					return 1;
 				}
 				got += n;
+				while (done < w &&
+				       ends[done % MAX_INFLIGHT] <= got)
+					done++;
 				idle = now_ms();
 			}
 		}
@@ -1106,7 +1181,7 @@ static void *good_thread(void *arg)
 	atomic_store(&sh->good_ncci, ncci);
 	atomic_store(&sh->good_unit, unit);
 	while (!atomic_load(&a->stop)) {
-		rc = good_stream(a, unit, ncci, true, GOOD_BYTES, &r);
+		rc = good_stream(a, unit, ncci, &fuzz_shape, GOOD_BYTES, &r);
 		if (rc == 0)
 			atomic_fetch_add(&sh->good_streams, 1);
 		if (rc == 1) {
@@ -1416,9 +1491,10 @@ static void directed_reorder(void)
 		return;
 	}
 	close(fd);
-	rc = good_stream(&a, unit, ncci, true, 256 * 1024, &r);
-	check(rc == 0, "256 KiB written under send-queue-full come back in order (%s)",
-	      rc == 1 ? "reordered" : rc == 2 ? "stopped" : "intact");
+	rc = good_stream(&a, unit, ncci, &reorder_shape, REORDER_BYTES, &r);
+	check(rc == 0, "%d KiB written under send-queue-full come back in order (%s)",
+	      REORDER_BYTES / 1024,
+	      rc == 1 ? "differ" : rc == 2 ? "stopped" : "intact");
 	close(a.fd);
 }
 

@@ -7,9 +7,9 @@
 # per boot; the guest's own TAP is shown indented below it.
 #
 # Environment:
-#   CAPI_FUZZ_SEED     the seed (default 1: make check runs the same
-#                      operations every time; "random": one from the clock)
-#   CAPI_FUZZ_OPS      operations of each thread (default 150)
+#   CAPI_FUZZ_SEED     the seed (default 1: the same operations every
+#                      time; "random": one from the clock)
+#   CAPI_FUZZ_OPS      operations of each thread (default 300)
 #   CAPI_FUZZ_SECONDS  the run's limit in the guest (default 150)
 #   CAPI_FUZZ_ARGS     more capi-fuzz options, e.g. "-p 4 -T 3"
 #   CAPI_FUZZ_DIRECTED directed tests instead (capi-fuzz -D): boots,
@@ -27,7 +27,7 @@ export CAPI_QEMU_SMP=${CAPI_QEMU_SMP:-2}
 export CAPI_QEMU_TIMEOUT=${CAPI_QEMU_TIMEOUT:-600}
 seed=${CAPI_FUZZ_SEED:-1}
 [ "$seed" != random ] || seed=$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')
-ops=${CAPI_FUZZ_OPS:-150}
+ops=${CAPI_FUZZ_OPS:-300}
 secs=${CAPI_FUZZ_SECONDS:-150}
 extra=${CAPI_FUZZ_ARGS:-}
 cache=${CAPI_DEVD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/capi-devd}
