@@ -7,9 +7,13 @@
 # Usage: kernel/export-debian.sh [--check] OUTDIR
 #
 #   Takes the series of LINUX_SOURCE_PKG (default linux-source-6.1; see
-#   kernel/series.sh) and, of its patches, the fixes: those that carry
-#   "Cc: stable@vger.kernel.org".  The features (Kconfig select, loading on
-#   demand, capisim) stay out: they are our test tools, not fixes.
+#   kernel/series.sh) and, of its patches, the small set of fixes named
+#   below (debian_set): the fixes of defects a user of /dev/capi20 or a
+#   CMTP peer can reach, which change no behaviour an application relies
+#   on.  Each must carry "Cc: stable@vger.kernel.org".  The n_tty fixes
+#   (the flip buffer, the throttle: new code in the receive path, for a
+#   tty that has returned no byte since v3.12) stay out, and so do the
+#   features (Kconfig select, loading on demand, capisim), our test tools.
 #   Writes
 #     OUTDIR/bugfix/all/capi-NAME.patch   each fix: its mail header without
 #                                         the "From <hash>" line and the
@@ -18,7 +22,7 @@
 #     OUTDIR/series                       the lines for debian/patches/series
 #   --check then applies OUTDIR's series in order with patch --fuzz=0 (as
 #   quilt does in Debian's kernel package) to the pristine files of the
-#   tree's tarball, without the features between them, and compares the
+#   tree's tarball, without the series' other patches, and compares the
 #   result with what the series' own files of those fixes make: the
 #   export changes headers only.  Exit 1, naming the patch, when one does
 #   not apply.
@@ -44,21 +48,54 @@ done
 pkg=${LINUX_SOURCE_PKG:-linux-source-6.1}
 series_read "$(series_file "$pkg")" || die "bad series (above)"
 
-# fix_name PATCH: capi-SUBJECT.patch, the whole subject (not format-patch's
-# cut) without "isdn: capi: ", in lower case, each run of other characters
-# than letters and digits a "-".
-fix_name() {
+# subject PATCH: its whole subject, without "[PATCH n/m] isdn: capi: "
+subject() {
 	awk '/^Subject: / { s = $0; c = 1; next } c && /^ / { s = s $0; next } { c = 0 }
 	     END { print s }' "$1" |
-	sed 's/^Subject: *\(\[PATCH [^]]*\] *\)\{0,1\}//; s/^isdn: capi: //' |
+	sed 's/^Subject: *\(\[PATCH [^]]*\] *\)\{0,1\}//; s/^isdn: capi: //'
+}
+# fix_name PATCH: capi-SUBJECT.patch, the whole subject (not format-patch's
+# cut) in lower case, each run of other characters than letters and
+# digits a "-".
+fix_name() {
+	subject "$1" |
 	tr '[:upper:]' '[:lower:]' | sed 's/[^a-z0-9]\{1,\}/-/g; s/^-//; s/-$//; s/^/capi-/; s/$/.patch/'
 }
+
+# The set for Debian's kernel (bookworm's 6.1), by subject; in the
+# series they are its first patches, so each applies without the rest.
+debian_set=(
+	"do not reuse a tty minor that a hung-up tty still holds"
+	"do not wait for a tty under the application's lock"
+	"limit the messages an application has not read"
+	"receive from a work item, not from the tty methods"
+	"wait for the line discipline instead of dropping data"
+	"drop malformed messages from the controller"
+	"reset a minor's output when its tty is opened or closed"
+	"send a minor's output from one sender at a time"
+	"retry a DATA_B3_REQ that came back with send queue full"
+	"do not send from ->start() with interrupts off"
+	"refuse an application without data blocks"
+	"drop DATA_B3_INDs beyond the window of a connection"
+	"drop DATA_B3_INDs for a connection the application lacks"
+)
+in_set() {
+	local s
+	for s in "${debian_set[@]}"; do [ "$s" = "$1" ] && return 0; done
+	return 1
+}
+chosen=()
+for p in "${series_patches[@]}"; do
+	in_set "$(subject "$here/$p")" && chosen+=("$p")
+done
+[ ${#chosen[@]} = ${#debian_set[@]} ] ||
+	die "the series of $pkg has ${#chosen[@]} of the ${#debian_set[@]} patches of the Debian set (subjects in $0)"
 
 mkdir -p "$out/bugfix/all"
 : >"$out/series"
 fixes=()
-for p in "${series_patches[@]}"; do
-	grep -q '^Cc: stable@vger\.kernel\.org' "$here/$p" || continue
+for p in "${chosen[@]}"; do
+	grep -q '^Cc: stable@vger\.kernel\.org' "$here/$p" || die "$p is in the Debian set but no fix (no Cc: stable)"
 	name=$(fix_name "$here/$p")
 	# The mail header: no "From <hash> <date>" mbox line, the subject
 	# without its "[PATCH n/m]", and Forwarded: after it.  The header ends
@@ -66,13 +103,12 @@ for p in "${series_patches[@]}"; do
 	awk 'NR == 1 && /^From [0-9a-f]+ / { next }
 	     !body && /^Subject: / { sub(/\[PATCH [0-9]+\/[0-9]+\] /, ""); subj = 1; print; next }
 	     !body && subj && /^ / { print; next }
-	     !body && subj { print "Forwarded: no, to be sent to stable@vger.kernel.org for 6.1.y and 6.12.y: mainline removed CAPI in 7.1"; subj = 0 }
+	     !body && subj { print "Forwarded: not-needed (mainline removed CAPI in 7.1: no upstream commit can come first, as stable@vger.kernel.org asks)"; subj = 0 }
 	     !body && /^$/ { body = 1 }
 	     { print }' "$here/$p" >"$out/bugfix/all/$name"
 	echo "bugfix/all/$name" >>"$out/series"
 	fixes+=("$out/bugfix/all/$name")
 done
-[ ${#fixes[@]} -gt 0 ] || die "the series of $pkg has no fix (no Cc: stable)"
 echo "export-debian: ${#fixes[@]} fixes of $pkg's series in $out (series: $out/series)"
 [ "$check" = 1 ] || exit 0
 
@@ -91,10 +127,9 @@ while read -r p; do
 	patch -d "$tmp/a" -p1 --fuzz=0 --quiet --no-backup-if-mismatch <"$out/$p" ||
 		die "$p does not apply with fuzz 0 to $pkg"
 done <"$out/series"
-for p in "${series_patches[@]}"; do
-	grep -q '^Cc: stable@vger\.kernel\.org' "$here/$p" || continue
+for p in "${chosen[@]}"; do
 	patch -d "$tmp/b" -p1 --quiet --no-backup-if-mismatch <"$here/$p" ||
 		die "$p does not apply to $pkg"
 done
 diff -r "$tmp/b" "$tmp/a" >&2 || die "the exported fixes change the tree otherwise than the series' own patch files"
-echo "export-debian: the ${#fixes[@]} fixes apply in order with fuzz 0 to $pkg $tree_version, without the features, and change it as the series' patch files do"
+echo "export-debian: the ${#fixes[@]} fixes apply in order with fuzz 0 to $pkg $tree_version, without the rest of the series, and change it as the series' patch files do"

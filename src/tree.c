@@ -102,14 +102,16 @@ static const char *split_path(const char *path, char *dir, size_t dirsize)
  * exchange and check) close the windows that another writer could use.
  * Where only root can make, rename or remove entries in a directory,
  * nobody but root writes there, and root is not raced against: there an
- * operation goes straight at its name (mknodat, fchownat, symlinkat,
- * unlinkat after one check) and keeps the directory open between events.
- * Each directory's owner and mode are checked once, when its fd is
- * opened; a directory that anyone else can write takes the careful path,
- * and so does everything under a dev root that anyone else can write.
- * A kept directory is used only while it is still the one at its name
- * (still_there()); one that was removed or moved away (by devtmpfs, by
- * us, by root) is opened again by name.
+ * operation goes straight at its name (mknodat, symlinkat, unlinkat after
+ * one check) and keeps the directory open between events.  Each
+ * directory's owner, mode and default ACL are checked once, when its fd
+ * is opened; a directory that anyone else can write, or with a default
+ * ACL, takes the careful path, and so does everything under a dev root
+ * that anyone else can write.  A kept directory is used only while it is
+ * still the one at its name (still_there(), once an event); one that was
+ * removed or moved away (by devtmpfs, by us, by root) is opened again by
+ * name.  CAREFUL_ENV=careful takes the careful path everywhere, so that
+ * the two can be compared (test/two-paths.sh).
  */
 /*
  * A default ACL of a directory is inherited by every entry made in it: a
@@ -744,13 +746,6 @@ static int refuse_node(struct tree *t, const struct name_op *op,
 #define CAREFUL (-2)
 
 /*
- * The kept fd of directory dir ("" for the dev root), when only root can
- * write it: DIR_KEPT only one kept open already, DIR_OPEN also one that
- * is opened and checked now, DIR_MAKE also one made now.  -1: take the
- * careful path.
- */
-enum dir_how { DIR_KEPT, DIR_OPEN, DIR_MAKE };
-/*
  * Is the kept directory still the one at its name in the dev root?  One
  * renamed out of it (by root: only root writes here) must not get our
  * next node, nor lose one of its own, nor answer for its name: before a
@@ -765,6 +760,14 @@ static bool still_there(const struct tree *t, const struct tree_dir *d)
 	return fstatat(t->devfd, d->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 	       st.st_dev == d->dev && st.st_ino == d->ino;
 }
+
+/*
+ * The kept fd of directory dir ("" for the dev root), when only root can
+ * write it: DIR_KEPT only one kept open already, DIR_OPEN also one that
+ * is opened and checked now, DIR_MAKE also one made now.  -1: take the
+ * careful path.
+ */
+enum dir_how { DIR_KEPT, DIR_OPEN, DIR_MAKE };
 
 static int direct_dir(struct tree *t, const char *dir, enum dir_how how)
 {

@@ -10,7 +10,9 @@
  * descriptor or under a private temporary name, never by a path that a
  * concurrent writer could swap between the check and the act; only in a
  * directory that nobody but root can write, where no such writer is, do
- * operations go straight at the names.
+ * operations go straight at the names.  No node of ours is open to
+ * another user at any moment: it is born with owner root, our group and
+ * mode, or with no access until they are set, and carries no ACL.
  */
 #ifndef CAPI_DEVD_TREE_H
 #define CAPI_DEVD_TREE_H

@@ -57,4 +57,11 @@ done
 check "kernelcapi.ko's version is the 6.12 tree's (6.12.*-capi.*)" \
 	grep -Eq '/kernelcapi\.ko[^ ]* .* 6\.12\.[0-9]+-capi\.' "$o/modinfo"
 cat "$o/modinfo" | diag
+# A kernel after the 7.x series built and booted: DKMS skips it, and the
+# kernel's install goes on (the hook that linux-image's postinst runs
+# exits 0), saying so in one line.
+check "a kernel of no tree (7.99.0-1-amd64): DKMS's kernel postinst hook exits 0" grep -qx 'exit 0' "$o/no-tree"
+check "... and says that it skipped capisim (BUILD_EXCLUSIVE_KERNEL)" \
+	grep -q 'skipped for module(s) capisim' "$o/no-tree"
+diag <"$o/no-tree"
 done_testing

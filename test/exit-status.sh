@@ -21,6 +21,11 @@ SPEC="$FIX/devices-68.txt"
 mkdir -p "$ROOT/linked/elsewhere" "$ROOT/scan/dev" "$ROOT/scan/sys/class/tty/capi!0"
 ln -s elsewhere "$ROOT/linked/dev"
 mkfifo "$ROOT/scan/sys/class/tty/capi!0/uevent"
+# A capi/ that only root may read, for --verify run by nobody.
+mkdir -p "$ROOT/unread/dev/capi" "$ROOT/unread/sys"
+chmod 0755 "$ROOT" "$ROOT/unread" "$ROOT/unread/dev"
+chmod 0700 "$ROOT/unread/dev/capi"
+need setpriv util-linux
 long=$(printf "%04096d" 0)
 run() {	# run CASE: the command of one case, its stderr to $LOG
 	case $1 in
@@ -55,6 +60,9 @@ run() {	# run CASE: the command of one case, its stderr to $LOG
 		"$CAPI_DEVD" --root="$ROOT" --group=0 --verify --devices-txt="$ROOT/nothing" ;;
 	"--verify on a sysfs that cannot be scanned")
 		"$CAPI_DEVD" --root="$ROOT/scan" --group=0 --verify --devices-txt="$SPEC" ;;
+	"--verify on a dev tree that cannot be read")
+		setpriv --reuid=65534 --regid=65534 --clear-groups -- \
+			"$CAPI_DEVD" --root="$ROOT/unread" --group=0 --verify --devices-txt="$SPEC" ;;
 	*) return 99 ;;
 	esac
 }

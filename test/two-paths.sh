@@ -22,7 +22,7 @@ listing() {
 }
 # run_path PATH EVENTS: replay EVENTS into a copy of $ROOT/base.
 run_path() {
-	rm -rf "$ROOT/dev"
+	rm -rf "${ROOT:?}/dev"
 	cp -a "$ROOT/base" "$ROOT/dev"
 	if [ "$1" = careful ]; then
 		CAPI_DEVD_TREE=careful "${DEVD[@]}" --replay="$2" 2>"$LOG"
