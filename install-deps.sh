@@ -2,12 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # install-deps.sh - install every Debian 12 package capi-devd needs to
 # build, test and boot its test kernel.  Run as root; does nothing when
-# all are there.
+# all are there.  --build: only those that build capi-devd (what
+# ./demo.sh --replay uses).
 set -eu
 
+BUILD_PACKAGES="build-essential autoconf automake pkg-config libudev-dev libkmod-dev"
 PACKAGES="
-build-essential autoconf automake pkg-config
-libudev-dev libkmod-dev
+$BUILD_PACKAGES
 systemd udev kmod mandoc man-db socat time shellcheck
 linux-source-6.1 xz-utils
 flex bison bc cpio libelf-dev libssl-dev ccache rsync
@@ -17,10 +18,15 @@ clang libclang-rt-14-dev
 libcapi20-dev libcapi20-3
 dkms
 ppp iproute2 iputils-ping
-busybox gnuplot-nox strace
+busybox gnuplot-nox strace acl
 dpkg-dev debhelper dh-dkms fakeroot lintian piuparts mmdebstrap qemu-utils e2fsprogs
 autopkgtest vmdb2
 "
+case ${1:-} in
+'') ;;
+--build) PACKAGES=$BUILD_PACKAGES ;;
+*) echo "usage: ./install-deps.sh [--build]" >&2; exit 2 ;;
+esac
 
 missing=""
 for p in $PACKAGES; do

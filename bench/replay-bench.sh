@@ -29,6 +29,10 @@
 #   nodes (static tree): per add mknod, chgrp and symlink, per remove two
 #     unlinks.
 # ratio: capi-devd / floor, events/s; it moves with the machine's load.
+# Before and after a change: BEFORE=path/to/old/capi-devd RUNS=5 times
+# the static tree and its floor, the two binaries in turn in one run, and
+# prints each one's median ratio and spread (min-max) and its
+# system calls per event.
 # syscalls/event: strace -c -f of capi-devd (start-up included) and of
 # the floor, on about COUNT_EVENTS events of the same workload: a figure
 # that does not move with the load.
@@ -139,7 +143,7 @@ static() {
 		ctl remove
 	} >"$W/events"
 	rm -rf "$W/root" && mkdir -p "$W/root/dev"
-	t=$( { TIMEFORMAT='%3U %3S'; time "${@:2}" "$DEVD" --root="$W/root" \
+	t=$( { TIMEFORMAT='%3U %3S'; time "${@:2}" "${BIN:-$DEVD}" --root="$W/root" \
 		--group=20 "${DEVD_OPTS[@]}" --replay="$W/events" 2>"$W/log"; } 2>&1 )
 	applied
 	ns=$(awk -v u="${t% *}" -v s="${t#* }" 'BEGIN { printf "%.0f", (u + s) * 1e9 }')
@@ -175,3 +179,29 @@ c_static=$(calls "$W/strace")
 floor "$CROUNDS" nodes "${STRACE[@]}" >/dev/null
 syscalls static-tree "$c_static" $((2 * UNITS * CROUNDS + 2)) \
 	"$(calls "$W/strace")" $((2 * UNITS * CROUNDS))
+
+# Before and after, in one run: RUNS rounds, each the static tree of
+# every binary in turn, each against the floor measured right after it.
+[ -n "${BEFORE:-}" ] || [ "${RUNS:-1}" -gt 1 ] || exit 0
+[ -z "${BEFORE:-}" ] || [ -x "$BEFORE" ] ||
+	{ echo "replay-bench: BEFORE=$BEFORE is not an executable" >&2; exit 1; }
+declare -A ratios
+bins=(${BEFORE:+"$BEFORE"} "$DEVD")
+for ((run = 0; run < ${RUNS:-1}; run++)); do
+	for BIN in "${bins[@]}"; do
+		static "$ROUNDS"
+		read -r _ n_floor _ _ ns_floor _ < <(floor "$ROUNDS" nodes)
+		ratios[$BIN]+="$(awk -v a="$(rate $n_static "$ns")" -v b="$(rate "$n_floor" "$ns_floor")" \
+			'BEGIN { printf "%.3f ", a / b }')"
+	done
+done
+for BIN in "${bins[@]}"; do
+	static "$CROUNDS" "${STRACE[@]}"
+	# shellcheck disable=SC2086 # the ratios, one word each
+	printf '%s\n' ${ratios[$BIN]} | sort -n | awk -v bin="$BIN" \
+		-v c="$(calls "$W/strace")" -v n=$((2 * UNITS * CROUNDS + 2)) '
+		{ v[NR] = $1 }
+		END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+			printf "replay-bench: %s: static-tree/floor ratio median %.2f, spread %.2f-%.2f (%d runs); %.2f syscalls/event\n",
+				bin, m, v[1], v[NR], NR, c / n }'
+done

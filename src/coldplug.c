@@ -138,10 +138,11 @@ static void sweep_node(struct tree *t, int fd, const char *name,
 
 /*
  * capi/N -> ../capiM links of pre-fix units that are gone, and capi/N
- * nodes of ours of modern units that are gone.  Only the numeric names
+ * nodes of ours of modern units that are gone (without udevd).  Only the numeric names
  * we make: capi/modem -> ../capi3 is someone else's.
  */
 static void sweep_prefix_dir(struct tree *t, const struct sysfs_live *f,
+			     enum policy_owner owner,
 			     struct coldplug_result *res)
 {
 	char target[TREE_LINK_MAX], path[sizeof("capi/") + NAME_MAX];
@@ -162,7 +163,8 @@ static void sweep_prefix_dir(struct tree *t, const struct sysfs_live *f,
 	while ((de = readdir(d))) {
 		if (policy_parse_dir_name(de->d_name, &unit) < 0)
 			continue;
-		if (!sysfs_live_has_in(f, CAPI_MODERN, unit))
+		/* With udevd, a modern capi/N is the rules' (OWNERSHIP). */
+		if (owner == OWN_ALL && !sysfs_live_has_in(f, CAPI_MODERN, unit))
 			sweep_node(t, fd, de->d_name, unit, res);
 		if (sysfs_live_has_in(f, CAPI_PREFIX, unit))
 			continue;
@@ -200,7 +202,7 @@ int coldplug(struct tree *t, const char *sysdir, enum policy_owner owner,
 		return -1;
 	}
 	sweep_legacy(t, &f, owner, res);
-	sweep_prefix_dir(t, &f, res);
+	sweep_prefix_dir(t, &f, owner, res);
 	if (!f.control[CAPI_MODERN] && !f.control[CAPI_PREFIX] &&
 	    (owner == OWN_ALL || dangling(t, "isdn/capi20")))
 		sweep_link(t, "isdn/capi20", "../capi20", SHAPE_ISDN, res);

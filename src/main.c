@@ -19,9 +19,12 @@
 #include "apply.h"
 #include "coldplug.h"
 #include "log.h"
+#include "mend.h"
 #include "modload.h"
+#include "names.h"
 #include "notify.h"
 #include "policy.h"
+#include "rules_conf.h"
 #include "source.h"
 #include "static_node.h"
 #include "tree.h"
@@ -38,13 +41,15 @@ struct options {
 	enum source_kind source;
 	const char *root;
 	const char *replay;
-	const char *group;
+	const char *group;	/* NULL: from 50-capi.rules */
 	mode_t mode;
+	bool mode_set;		/* else from 50-capi.rules */
 	int rcvbuf;
 	bool dry_run;
 	bool no_modprobe;
 	bool verify;
 	bool load_driver;
+	bool list;
 	const char *devices_txt;
 	unsigned int tty_major;
 };
@@ -59,8 +64,10 @@ static void usage(FILE *out)
 "  -s, --source=udev|kernel  where events come from (default: udev when\n"
 "                            udevd runs, kernel otherwise)\n"
 "  -r, --root=DIR            work on DIR/dev and DIR/sys (implies --no-modprobe)\n"
-"  -g, --group=NAME|GID      group of the nodes (default: dialout)\n"
-"  -m, --mode=OCTAL          mode of the nodes (default: 0660)\n"
+"  -g, --group=NAME|GID      group of the nodes (default: the GROUP= of\n"
+"                            50-capi.rules, else dialout)\n"
+"  -m, --mode=OCTAL          mode of the nodes (default: the MODE= of\n"
+"                            50-capi.rules, else 0660)\n"
 "  -b, --rcvbuf=BYTES[K|M]   socket receive buffer (default: 8M)\n"
 "  -M, --no-modprobe         do not load the CAPI driver at start\n"
 "      --load-driver         load the CAPI driver if missing, then exit\n"
@@ -72,6 +79,8 @@ static void usage(FILE *out)
 "                            stdin) as --source=kernel would, then exit\n"
 "      --verify              check the live dev tree against devices.txt\n"
 "                            and the naming contract, then exit\n"
+"      --list                list the CAPI names in the dev tree and what\n"
+"                            each is or points to, one a line, then exit\n"
 "      --devices-txt=FILE    the devices.txt to check against\n"
 "                            (default: " DEVICES_TXT ")\n"
 "  -v, --verbose             log every event and change\n"
@@ -143,6 +152,7 @@ static int parse_mode(const char *arg, struct options *o)
 		return -1;
 	}
 	o->mode = (mode_t)mode;
+	o->mode_set = true;
 	return 0;
 }
 
@@ -183,7 +193,7 @@ static int parse_root(const char *arg, struct options *o)
 }
 
 enum { OPT_REPLAY = 256, OPT_VERIFY, OPT_DEVICES_TXT, OPT_LOAD,
-       OPT_TTY_MAJOR };
+       OPT_TTY_MAJOR, OPT_LIST };
 
 /* One option; returns 0, or -1 on bad usage.  --help and -V exit. */
 static int parse_option(int c, const char *arg, struct options *o)
@@ -199,6 +209,7 @@ static int parse_option(int c, const char *arg, struct options *o)
 	case OPT_REPLAY: o->replay = arg; break;
 	case OPT_VERIFY: o->verify = true; break;
 	case OPT_LOAD: o->load_driver = true; break;
+	case OPT_LIST: o->list = true; break;
 	case OPT_DEVICES_TXT: o->devices_txt = arg; break;
 	case OPT_TTY_MAJOR: return parse_tty_major(arg, o);
 	case 'v': log_max_level = LOG_DEBUG; break;
@@ -223,9 +234,9 @@ static int check_options(int argc, char **argv, const struct options *o)
 		log_err("unexpected argument \"%s\"", argv[optind]);
 		return -1;
 	}
-	if ((o->replay != NULL) + o->verify + o->load_driver > 1) {
-		log_err("--replay, --verify and --load-driver are separate jobs: "
-			"give one");
+	if ((o->replay != NULL) + o->verify + o->load_driver + o->list > 1) {
+		log_err("--replay, --verify, --list and --load-driver are "
+			"separate jobs: give one");
 		return -1;
 	}
 	if (o->replay && o->source == SOURCE_UDEV) {
@@ -249,6 +260,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "replay", required_argument, NULL, OPT_REPLAY },
 		{ "verify", no_argument, NULL, OPT_VERIFY },
 		{ "load-driver", no_argument, NULL, OPT_LOAD },
+		{ "list", no_argument, NULL, OPT_LIST },
 		{ "devices-txt", required_argument, NULL, OPT_DEVICES_TXT },
 		{ "tty-major", required_argument, NULL, OPT_TTY_MAJOR },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -294,40 +306,123 @@ static int resolve_group(const char *name, gid_t *gid)
 	return 0;
 }
 
+/* The group and mode of the nodes, and where they came from. */
+struct perms {
+	gid_t gid;
+	mode_t mode;
+	char group[64];		/* as given, for the log */
+	char from[PATH_MAX];	/* the rules file, "options" or "defaults" */
+};
+
+/*
+ * The options, else the permissions line of root's 50-capi.rules, else
+ * dialout and 0660.  Returns 0, or -1 (logged) on a rules file that
+ * cannot be used or a group that does not resolve.
+ */
+static int resolve_perms(const struct options *o, const char *root,
+			 struct perms *p)
+{
+	struct rules_conf c = { 0 };
+	const char *group = o->group;
+
+	if ((!o->group || !o->mode_set) && rules_conf_read(root, &c) < 0)
+		return -1;
+	if (!group)
+		group = c.group[0] ? c.group : "dialout";
+	p->mode = !o->mode_set && c.has_mode ? c.mode : o->mode;
+	snprintf(p->group, sizeof(p->group), "%s", group);
+	snprintf(p->from, sizeof(p->from), "%s",
+		 o->group && o->mode_set ? "options" :
+		 c.from[0] ? c.from : "defaults");
+	if (resolve_group(group, &p->gid) < 0) {
+		if (!o->group && c.group[0])
+			log_err("(the group is the GROUP= of %s)", c.from);
+		return -1;
+	}
+	return 0;
+}
+
 struct daemon {
 	struct options *o;
+	const char *root;
+	struct perms perms;
 	struct tree tree;
 	char sysdir[PATH_MAX];
 	enum policy_owner owner;
 	struct source_stats st;
 	unsigned long rescans;
 	const char *source_name;
-	time_t status_at;
-	unsigned long status_forged, status_overflows;
+	time_t status_at;		/* CLOCK_MONOTONIC_COARSE seconds */
+	bool status_pending;		/* a STATUS= held back by the limit */
+	unsigned long names_hash;	/* of the names at the last STATUS= */
+	char changed_at[16];		/* when they last changed, HH:MM:SS */
 };
 
+/* FNV-1a over what the names are: a change of any of them shows. */
+static unsigned long names_digest(const struct names *ns)
+{
+	unsigned long h = 2166136261UL;
+
+	for (size_t i = 0; i < ns->n; i++) {
+		const struct name *nm = &ns->v[i];
+		const unsigned char *p = (const unsigned char *)nm;
+
+		for (size_t j = 0; j < sizeof(*nm); j++)
+			h = (h ^ p[j]) * 16777619UL;
+	}
+	return h ^ ns->dropped;
+}
+
+/*
+ * STATUS=: what is named now and when that last changed (the counters
+ * are in the log: log_counters).  At most once a second; one held back
+ * is sent by the event loop a second later.
+ */
 static void notify_status(struct daemon *d, bool force)
 {
 	struct timespec now;
+	struct names ns;
+	unsigned long h;
+	time_t t;
+	struct tm tm;
 
-	/*
-	 * At most once a second, but a forged uevent or an overflow is
-	 * reported at once: no later event may come to bring it out.
-	 */
 	clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
-	if (!force && now.tv_sec == d->status_at &&
-	    d->st.foreign == d->status_forged &&
-	    d->st.overflows == d->status_overflows)
+	if (!force && now.tv_sec == d->status_at) {
+		d->status_pending = true;
 		return;
+	}
 	d->status_at = now.tv_sec;
-	d->status_forged = d->st.foreign;
-	d->status_overflows = d->st.overflows;
-	notify_sendf("STATUS=source %s: %lu events, %lu bad, %lu forged, "
-		     "%lu overflows, %lu rescans, %lu changes, "
-		     "%lu names left alone, %lu failed operations",
-		     d->source_name, d->st.events, d->st.bad, d->st.foreign,
-		     d->st.overflows, d->rescans, d->tree.changes,
-		     d->tree.refused, d->tree.failed);
+	d->status_pending = false;
+	if (names_read(d->tree.devfd, &ns) < 0) {
+		names_free(&ns);
+		notify_sendf("STATUS=cannot read %s: %s", d->tree.shown,
+			     strerror(errno));
+		return;
+	}
+	h = names_digest(&ns);
+	if (h != d->names_hash || !d->changed_at[0]) {
+		d->names_hash = h;
+		t = time(NULL);
+		if (localtime_r(&t, &tm))
+			strftime(d->changed_at, sizeof(d->changed_at),
+				 "%H:%M:%S", &tm);
+	}
+	notify_sendf("STATUS=source %s: %u control device%s, %u tty%s "
+		     "named; last change %s (capi-devd --list names them)",
+		     d->source_name, ns.controls, ns.controls == 1 ? "" : "s",
+		     ns.ttys, ns.ttys == 1 ? "" : "s", d->changed_at);
+	names_free(&ns);
+}
+
+/* The counters, in the log: on SIGHUP, on SIGUSR1 and at the end. */
+static void log_counters(const struct daemon *d)
+{
+	log_info("counters: source %s: %lu events, %lu bad, %lu forged, "
+		 "%lu overflows, %lu rescans, %lu changes, %lu names left "
+		 "alone, %lu failed operations",
+		 d->source_name, d->st.events, d->st.bad, d->st.foreign,
+		 d->st.overflows, d->rescans, d->tree.changes,
+		 d->tree.refused, d->tree.failed);
 }
 
 static void open_failed(const char *devdir);
@@ -422,6 +517,7 @@ static void replay_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGHUP, SIG_IGN);
+	signal(SIGUSR1, SIG_IGN);
 }
 
 static int run_replay(struct daemon *d)
@@ -482,11 +578,52 @@ static int signals_open(void)
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGUSR1);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
 	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
 		return -1;
 	return signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+/*
+ * SIGHUP: the group and mode again (50-capi.rules may have changed);
+ * the rescan that follows gives them to every node.  A rules file that
+ * cannot be used now leaves them as they were.
+ */
+static void reread_perms(struct daemon *d)
+{
+	struct perms p;
+
+	if (resolve_perms(d->o, d->root, &p) < 0) {
+		log_warn("keeping group %s, mode %04o", d->perms.group,
+			 (unsigned int)d->perms.mode);
+		return;
+	}
+	if (p.gid != d->perms.gid || p.mode != d->perms.mode)
+		log_info("group %s, mode %04o now (%s)", p.group,
+			 (unsigned int)p.mode, p.from);
+	d->perms = p;
+	d->tree.gid = p.gid;
+	d->tree.mode = p.mode;
+	/* Without udevd, no rule gives the static node group and mode. */
+	if (d->owner == OWN_ALL)
+		static_node_apply(&d->tree, d->root);
+}
+
+/*
+ * RELOADING=1 with the time of the reload (Type=notify-reload waits for
+ * it and for the READY=1 after the rescan; MONOTONIC_USEC tells it that
+ * this reload came after its SIGHUP).
+ */
+static void notify_reloading(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	notify_sendf("RELOADING=1\nMONOTONIC_USEC=%llu",
+		     (unsigned long long)now.tv_sec * 1000000ULL +
+		     (unsigned long long)now.tv_nsec / 1000ULL);
 }
 
 /* Returns 1 to go on, 0 to stop, -1 to stop on an error. */
@@ -498,10 +635,14 @@ static int handle_signal(struct daemon *d, int sfd)
 		if (si.ssi_signo == SIGHUP) {
 			if (reopen_moved(d) < 0)
 				return -1;
-			notify_send("RELOADING=1");
+			notify_reloading();
+			reread_perms(d);
 			converge(d, "SIGHUP rescan");
+			log_counters(d);
 			notify_send("READY=1");
 			notify_status(d, true);
+		} else if (si.ssi_signo == SIGUSR1) {
+			log_counters(d);
 		} else {
 			log_info("signal %d: exiting", (int)si.ssi_signo);
 			return 0;
@@ -566,11 +707,16 @@ static int event_loop(struct daemon *d, struct source *src, int sfd)
 	int ret;
 
 	for (;;) {
-		if (poll(pfd, 2, -1) < 0) {
+		ret = poll(pfd, 2, d->status_pending ? 1000 : -1);
+		if (ret < 0) {
 			if (errno == EINTR)
 				continue;
 			log_err("poll: %s", strerror(errno));
 			return 1;
+		}
+		if (ret == 0) {		/* the STATUS= held back */
+			notify_status(d, true);
+			continue;
 		}
 		if (pfd[1].revents && (ret = handle_signal(d, sfd)) <= 0)
 			return ret < 0;
@@ -609,6 +755,7 @@ static int run_daemon(struct daemon *d, enum source_kind kind)
 		ret = event_loop(d, &src, sfd);
 	}
 	log_flush(true);
+	log_counters(d);
 	notify_send("STOPPING=1");
 	src.close(&src);
 	close(sfd);
@@ -664,9 +811,10 @@ static int run_live(struct daemon *d, const char *root, const char *devdir)
 		kind = udevd_running(root) ? SOURCE_UDEV : SOURCE_KERNEL;
 	d->owner = kind == SOURCE_UDEV ? OWN_PREFIX : OWN_ALL;
 	d->source_name = kind == SOURCE_UDEV ? "udev" : "kernel";
-	log_info("capi-devd %s: source %s, dev %s (%s), group %s, mode %04o%s",
-		 PACKAGE_VERSION, d->source_name, devdir, fs_note(&d->tree),
-		 o->group, (unsigned int)o->mode,
+	log_info("capi-devd %s: source %s, dev %s (%s), group %s, mode %04o "
+		 "(%s)%s", PACKAGE_VERSION, d->source_name, devdir,
+		 fs_note(&d->tree), d->perms.group,
+		 (unsigned int)d->perms.mode, d->perms.from,
 		 o->dry_run ? ", dry run" : "");
 
 	if (o->no_modprobe || o->root)
@@ -685,14 +833,14 @@ static int run_live(struct daemon *d, const char *root, const char *devdir)
 static int run_tree(struct daemon *d, const char *root, const char *devdir)
 {
 	const struct options *o = d->o;
-	gid_t gid;
 	int ret;
 
-	if (resolve_group(o->group, &gid) < 0)
+	d->root = root;
+	if (resolve_perms(o, root, &d->perms) < 0)
 		return EXIT_USAGE;
 	umask(0);
-	d->tree.gid = gid;
-	d->tree.mode = o->mode;
+	d->tree.gid = d->perms.gid;
+	d->tree.mode = d->perms.mode;
 	d->tree.dry_run = o->dry_run;
 	if (tree_open(&d->tree, devdir) < 0) {
 		open_failed(devdir);
@@ -710,16 +858,38 @@ static int run_tree(struct daemon *d, const char *root, const char *devdir)
 	return ret;
 }
 
-static int run_verify(const struct options *o, const char *devdir,
-		      const char *sysdir)
+static int run_verify(const struct options *o, const char *root,
+		      const char *devdir, const char *sysdir)
 {
-	gid_t gid;
+	struct perms p;
 	int ret;
 
-	if (resolve_group(o->group, &gid) < 0)
+	if (resolve_perms(o, root, &p) < 0)
 		return EXIT_USAGE;
-	ret = verify_run(devdir, sysdir, o->devices_txt, gid, o->mode);
+	mend_set_udevd(udevd_running(root));
+	ret = verify_run(devdir, sysdir, o->devices_txt, p.gid, p.mode);
 	return ret < 0 ? EXIT_USAGE : ret > 0 ? 1 : 0;
+}
+
+/* --list: the names as they are, for a script; the tree is not touched. */
+static int run_list(const char *devdir)
+{
+	struct names ns;
+	int fd, ret;
+
+	fd = open(devdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		open_failed(devdir);
+		return EXIT_USAGE;
+	}
+	ret = names_read(fd, &ns);
+	if (ret < 0)
+		log_err("cannot read %s: %s", devdir, strerror(errno));
+	else
+		names_print(&ns, devdir, stdout);
+	names_free(&ns);
+	close(fd);
+	return ret < 0 || fflush(stdout) ? 1 : 0;
 }
 
 static int run_load_driver(const struct options *o, const char *sysdir)
@@ -772,7 +942,6 @@ int main(int argc, char **argv)
 {
 	struct options o = {
 		.source = SOURCE_AUTO,
-		.group = "dialout",
 		.mode = 0660,
 		.rcvbuf = 8 << 20,
 		.devices_txt = DEVICES_TXT,
@@ -789,8 +958,10 @@ int main(int argc, char **argv)
 	uevent_set_tty_major(o.tty_major, p.proc_devices);
 
 	if (o.verify)
-		return run_verify(&o, p.dev, d.sysdir);
+		return run_verify(&o, p.root, p.dev, d.sysdir);
 	if (o.load_driver)
 		return run_load_driver(&o, d.sysdir);
+	if (o.list)
+		return run_list(p.dev);
 	return run_tree(&d, p.root, p.dev);
 }

@@ -91,13 +91,18 @@ static void push_link(struct ops_buf *b, enum op_kind kind, const char *path,
 	op->shape = shape;
 }
 
+static void set_devnum(struct name_op *op, const struct capi_event *ev)
+{
+	op->major = ev->major;
+	op->minor = ev->minor;
+}
+
 static void push_node(struct ops_buf *b, enum op_kind kind, const char *path,
 		      const struct capi_event *ev, bool perms)
 {
 	struct name_op *op = push(b, kind, path);
 
-	op->major = ev->major;
-	op->minor = ev->minor;
+	set_devnum(op, ev);
 	op->perms = perms;
 }
 
@@ -176,10 +181,14 @@ static void tty(struct ops_buf *b, const struct capi_event *ev, bool own_all)
 				  SHAPE_PREFIX_TTY);
 		push_link(b, OP_LINK, n.legacy, n.dirent, SHAPE_LEGACY);
 	} else {
+		/* A link goes only when it leads to this device (or nothing). */
 		push_link(b, OP_UNLINK, n.legacy, n.dirent, SHAPE_LEGACY);
-		if (prefix)
+		set_devnum(&b->ops[b->n - 1], ev);
+		if (prefix) {
 			push_link(b, OP_UNLINK, n.dirent, n.target,
 				  SHAPE_PREFIX_TTY);
+			set_devnum(&b->ops[b->n - 1], ev);
+		}
 		/* Removing a node left in capi/ also removes capi/ if empty. */
 		push_node(b, OP_NODE_GONE, n.node, ev, false);
 	}

@@ -25,7 +25,9 @@ enum op_kind {
 	OP_DIR,			/* make directory path */
 	OP_NODE,		/* char node path = devnum; make it if missing */
 	OP_LINK,		/* symlink path -> target, atomically */
-	OP_UNLINK,		/* remove symlink path if it points at target */
+	OP_UNLINK,		/* remove symlink path if it points at target,
+				   and (major:minor given) not at another
+				   device than major:minor */
 	OP_NODE_GONE,		/* remove node path if it is still char devnum */
 	OP_RMDIR,		/* remove directory path if it is empty */
 };

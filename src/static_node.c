@@ -24,79 +24,18 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <limits.h>
 #include <unistd.h>
-#include <linux/openat2.h>
 #include "devname.h"
 #include "event.h"
 #include "log.h"
+#include "rootfile.h"
 #include "static_node.h"
 
 #define STATIC_NAME "capi20"
 /* Until the group and mode are ours: root only, as kmod makes it. */
 #define STATIC_FIRST_MODE 0600
-
-/*
- * Open root's lib/modules/RELEASE/modules.devname without blocking (a
- * FIFO there cannot hang us) and with every symlink on the way resolved
- * inside root, never above it (RESOLVE_IN_ROOT): a link to /dev/zero
- * reaches root's dev/zero, a character device, which is refused below.
- * A kernel without openat2() (before 5.6) gets O_NOFOLLOW on the last
- * name only.  Returns the fd, or -1 (errno).
- */
-static int devname_open(const char *root, const char *rel)
-{
-	struct open_how how = {
-		.flags = O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY |
-			 O_CLOEXEC,
-		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-	};
-	int rfd, fd, e;
-
-	rfd = open(*root ? root : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (rfd < 0)
-		return -1;
-	fd = (int)syscall(SYS_openat2, rfd, rel, &how, sizeof(how));
-	if (fd < 0 && errno == ENOSYS)
-		fd = openat(rfd, rel, (int)how.flags);
-	e = errno;
-	close(rfd);
-	errno = e;
-	return fd;
-}
-
-/*
- * Read modules.devname into buf: a regular file of fewer than size
- * bytes.  Returns its length, or -1 with *why (for the log).
- */
-static ssize_t devname_read(int fd, char *buf, size_t size,
-			    const char **why)
-{
-	struct stat st;
-	ssize_t len, n = 0;
-
-	*why = strerror(errno);
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) < 0)
-		return -1;
-	*why = "not a regular file";
-	if (!S_ISREG(st.st_mode))
-		return -1;
-	/* The size may change as we read: the bound is what was read. */
-	for (len = 0; (size_t)len < size; len += n) {
-		n = read(fd, buf + len, size - (size_t)len);
-		if (n <= 0)
-			break;
-	}
-	*why = "larger than 8 KiB";
-	if ((size_t)len == size)
-		return -1;
-	*why = "cannot be read";
-	return n < 0 ? -1 : len;
-}
 
 /*
  * Does root's modules.devname list capi20 as char 68:0?  Returns 1 yes,
@@ -105,7 +44,7 @@ static ssize_t devname_read(int fd, char *buf, size_t size,
  */
 static int devname_lists_capi20(const char *root, const char *release)
 {
-	char rel[PATH_MAX], buf[DEVNAME_FILE_MAX];
+	char rel[PATH_MAX], buf[ROOTFILE_MAX];
 	const char *why;
 	ssize_t len;
 	int fd, ret;
@@ -113,12 +52,12 @@ static int devname_lists_capi20(const char *root, const char *release)
 	if (snprintf(rel, sizeof(rel), "lib/modules/%s/modules.devname",
 		     release) >= (int)sizeof(rel))
 		return 0;
-	fd = devname_open(root, rel);
+	fd = rootfile_open(root, rel);
 	if (fd < 0 && errno == ENOENT) {
 		log_debug("no static node: no %s/%s", root, rel);
 		return 0;
 	}
-	len = devname_read(fd, buf, sizeof(buf), &why);
+	len = rootfile_read(fd, buf, sizeof(buf), &why);
 	if (fd >= 0)
 		close(fd);
 	if (len < 0) {

@@ -76,8 +76,9 @@ static int record(struct sysfs_live *l, const struct capi_event *ev)
 
 /*
  * Read SYS/class/CLASS/NAME/uevent: 1 into an event, 0 no device of ours
- * (gone: ENOENT; or a record refused, logged), -1 when it could not be
- * read (logged; errno set): then nobody can tell the unit from a gone one.
+ * (gone: ENOENT), -1 when it could not be read or its record is refused
+ * (logged; errno set): then nobody can tell the unit from a gone one,
+ * and what exists of it must stay.
  */
 static int read_device(int classfd, const char *class, const char *name,
 		       struct capi_event *ev)
@@ -103,9 +104,10 @@ static int read_device(int classfd, const char *class, const char *name,
 	case UEVENT_OK:
 		return 1;
 	case UEVENT_BAD:
-		log_limited(LOG_WARNING, "sysfs class/%s/%s: %s", class, name,
-			    why);
-		break;
+		log_limited(LOG_WARNING, "sysfs class/%s/%s: %s: the scan is "
+			    "not complete", class, name, why);
+		errno = EINVAL;
+		return -1;
 	case UEVENT_IGNORE:
 		break;
 	}

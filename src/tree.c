@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -37,6 +38,8 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/fsuid.h>
+#include <sys/xattr.h>
 #include "log.h"
 #include "devtmpfs.h"
 #include "tree.h"
@@ -48,6 +51,11 @@
 /* The directories we make: capi/ and isdn/. */
 #define DIR_MODE 0755
 #define O_DIR_NOFOLLOW (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+/* POSIX ACLs, as the kernel keeps them: an entry's own, a directory's default. */
+#define ACL_ACCESS "system.posix_acl_access"
+#define ACL_DEFAULT "system.posix_acl_default"
+/* The switch that makes every operation take the careful path. */
+#define CAREFUL_ENV "CAPI_DEVD_TREE"
 
 /* A change to the disk: counted, and 1 is what tree_apply() says of it. */
 static int changed(struct tree *t)
@@ -94,21 +102,95 @@ static const char *split_path(const char *path, char *dir, size_t dirsize)
  * exchange and check) close the windows that another writer could use.
  * Where only root can make, rename or remove entries in a directory,
  * nobody but root writes there, and root is not raced against: there an
- * operation goes straight at its name (mknodat, fchownat, symlinkat,
- * unlinkat after one check) and keeps the directory open between events.
- * Each directory's owner and mode are checked once, when its fd is
- * opened; a directory that anyone else can write takes the careful path,
- * and so does everything under a dev root that anyone else can write.
- * A kept directory is used only while it is still the one at its name
- * (still_there()); one that was removed or moved away (by devtmpfs, by
- * us, by root) is opened again by name.
+ * operation goes straight at its name (mknodat, symlinkat, unlinkat after
+ * one check) and keeps the directory open between events.  Each
+ * directory's owner, mode and default ACL are checked once, when its fd
+ * is opened; a directory that anyone else can write, or with a default
+ * ACL, takes the careful path, and so does everything under a dev root
+ * that anyone else can write.  A kept directory is used only while it is
+ * still the one at its name (still_there(), once an event); one that was
+ * removed or moved away (by devtmpfs, by us, by root) is opened again by
+ * name.  CAREFUL_ENV=careful takes the careful path everywhere, so that
+ * the two can be compared (test/two-paths.sh).
  */
-static bool only_root_writes(int fd)
+/*
+ * A default ACL of a directory is inherited by every entry made in it: a
+ * node made there would carry an ACL nobody asked for.
+ */
+static bool has_default_acl(int fd)
 {
-	struct stat st;
+	return fgetxattr(fd, ACL_DEFAULT, NULL, 0) >= 0;
+}
 
-	return fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == 0 &&
-	       !(st.st_mode & (S_IWGRP | S_IWOTH));
+/*
+ * May the direct path act in directory fd (*st: its stat)?  Only root can
+ * write it (its group bits are an ACL's mask: no named entry writes
+ * either), and it has no default ACL for a node made there to inherit.
+ */
+static bool direct_ok(int fd, struct stat *st)
+{
+	return fstat(fd, st) == 0 && S_ISDIR(st->st_mode) && st->st_uid == 0 &&
+	       !(st->st_mode & (S_IWGRP | S_IWOTH)) && !has_default_acl(fd);
+}
+
+/*
+ * Is a node made in the directory of stat *st born with our group: the
+ * directory's own when it is set-group-ID, else our fsgid?  Then mknod
+ * gives it owner root, our group and its mode at once, and there is no
+ * moment when another group has it.  Else it is made with no access for
+ * anyone, then given its group, then its mode.
+ */
+static bool born_ours(const struct tree *t, const struct stat *st)
+{
+	return ((st->st_mode & S_ISGID) ? st->st_gid : t->fsgid) == t->gid;
+}
+
+/*
+ * The fsgid is our group, once, when we may set it (CAP_SETGID), so
+ * that nodes are born with it (born_ours()).
+ */
+static void set_fsgid(struct tree *t)
+{
+	setfsgid(t->gid);
+	t->fsgid = (gid_t)setfsgid((gid_t)-1);
+}
+
+/* Our directories are root's, as devtmpfs and udevd make theirs. */
+static int make_dir(const struct tree *t, int dfd, const char *name)
+{
+	int ret, e;
+
+	if (t->fsgid == getegid())
+		return mkdirat(dfd, name, DIR_MODE);
+	setfsgid(getegid());
+	ret = mkdirat(dfd, name, DIR_MODE);
+	e = errno;
+	setfsgid(t->fsgid);
+	errno = e;
+	return ret;
+}
+
+/*
+ * A directory we made carries no ACL inherited from its parent: neither
+ * its own nor a default one that its nodes would inherit.
+ */
+static void drop_dir_acls(int fd)
+{
+	fremovexattr(fd, ACL_ACCESS);
+	fremovexattr(fd, ACL_DEFAULT);
+}
+
+/*
+ * Remove the access ACL of what proc (/proc/self/fd/N of an O_PATH fd,
+ * never a symlink) is: that very inode.  Returns 0 (also when there was
+ * none, or the file system has none), or -1 (errno).
+ */
+static int drop_acl(const char *proc)
+{
+	if (removexattr(proc, ACL_ACCESS) == 0 || errno == ENODATA ||
+	    errno == EOPNOTSUPP)
+		return 0;
+	return -1;
 }
 
 /* The direct path makes nodes with their mode: only under umask 0. */
@@ -122,9 +204,19 @@ static bool umask_is_zero(void)
 
 static void direct_open(struct tree *t)
 {
+	const char *how = getenv(CAREFUL_ENV);
+	struct stat st;
 	int i;
 
-	t->root_only = only_root_writes(t->devfd) && umask_is_zero();
+	t->fsgid = getegid();
+	if (!t->dry_run)
+		set_fsgid(t);
+	if (how && !strcmp(how, "careful"))
+		log_info(CAREFUL_ENV "=careful: every operation on %s takes "
+			 "the careful path", t->shown);
+	t->root_only = !(how && !strcmp(how, "careful")) && !t->dry_run &&
+		       umask_is_zero() && direct_ok(t->devfd, &st);
+	t->born_ours = t->root_only && born_ours(t, &st);
 	t->nodes_there = false;
 	for (i = 0; i < TREE_DIRS; i++)
 		t->dirs[i].fd = -1;
@@ -243,11 +335,16 @@ static int open_parent(struct tree *t, const char *path, bool create,
 			errno = ENOENT;
 			return -1;
 		}
-		if (mkdirat(t->devfd, dir, DIR_MODE) < 0 && errno != EEXIST)
-			return -1;
+		if (make_dir(t, t->devfd, dir) < 0) {
+			if (errno != EEXIST)
+				return -1;
+			return openat(t->devfd, dir, O_DIR_NOFOLLOW);
+		}
 		t->our_dirs |= dir_bit(dir);
 		changed(t);
 		fd = openat(t->devfd, dir, O_DIR_NOFOLLOW);
+		if (fd >= 0)
+			drop_dir_acls(fd);
 	}
 	return fd;
 }
@@ -335,7 +432,8 @@ static void tmp_name(const struct tree *t, const char *base, char *buf,
 }
 
 /* What an entry must be to be removed: a check on name in dfd. */
-typedef bool ours_fn(int dfd, const char *name, const struct name_op *op);
+typedef bool ours_fn(const struct tree *t, int dfd, const char *name,
+		     const struct name_op *op);
 
 /*
  * op's char node, under one name only: a node hard-linked elsewhere
@@ -350,18 +448,22 @@ static bool is_our_node(const struct stat *st, const struct name_op *op)
 }
 
 /* A symlink to exactly op->target. */
-static bool is_link_to(int dfd, const char *name, const struct name_op *op)
+static bool is_link_to(const struct tree *t, int dfd, const char *name,
+		       const struct name_op *op)
 {
 	char cur[TREE_LINK_MAX];
+	(void)t;
 
 	return tree_readlink(dfd, name, cur, sizeof(cur)) >= 0 &&
 	       !strcmp(cur, op->target);
 }
 
 /* A symlink of op's shape, or of any of our shapes without op. */
-static bool is_our_link(int dfd, const char *name, const struct name_op *op)
+static bool is_our_link(const struct tree *t, int dfd, const char *name,
+			const struct name_op *op)
 {
 	char cur[TREE_LINK_MAX];
+	(void)t;
 
 	if (tree_readlink(dfd, name, cur, sizeof(cur)) < 0)
 		return false;
@@ -373,12 +475,50 @@ static bool is_our_link(int dfd, const char *name, const struct name_op *op)
 }
 
 /* The char node of op's device number. */
-static bool is_node_of(int dfd, const char *name, const struct name_op *op)
+static bool is_node_of(const struct tree *t, int dfd, const char *name,
+		       const struct name_op *op)
+{
+	struct stat st;
+	(void)t;
+
+	return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       is_our_node(&st, op);
+}
+
+/* A char node of another device than op's. */
+static bool other_device(const struct stat *st, const struct name_op *op)
+{
+	return S_ISCHR(st->st_mode) && (major(st->st_rdev) != op->major ||
+					minor(st->st_rdev) != op->minor);
+}
+
+/*
+ * Our own node of op's unit left at another major: the CAPI tty driver
+ * came back at another major while we were not running, and the old one
+ * may be another driver's now.  Char, one name, owner root, our group
+ * and mode, the unit's minor: we made it, it goes, and the unit's node
+ * is made.  Not where nodes are the kernel's, or may be (devtmpfs, or
+ * nobody can tell), not where the group and mode are not ours to give,
+ * and never the control device, which has one number.
+ */
+static bool our_old_node(const struct tree *t, const struct stat *st,
+			 const struct name_op *op)
+{
+	return !t->kernel_nodes && !t->keep_nodes && op->perms &&
+	       op->major != CAPI_CONTROL_MAJOR && S_ISCHR(st->st_mode) &&
+	       st->st_nlink == 1 && st->st_uid == 0 && st->st_gid == t->gid &&
+	       (st->st_mode & MODE_BITS) == t->mode &&
+	       minor(st->st_rdev) == op->minor &&
+	       major(st->st_rdev) != op->major;
+}
+
+static bool is_our_old_node(const struct tree *t, int dfd, const char *name,
+			    const struct name_op *op)
 {
 	struct stat st;
 
 	return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	       is_our_node(&st, op);
+	       our_old_node(t, &st, op);
 }
 
 /*
@@ -396,11 +536,11 @@ static int remove_checked(struct tree *t, int dfd, const char *base,
 	char tmp[TMP_NAME_MAX];
 
 	if (t->dry_run)
-		return ours(dfd, base, op) ? dry("rm %s/%s\n", t->shown, path) : 0;
+		return ours(t, dfd, base, op) ? dry("rm %s/%s\n", t->shown, path) : 0;
 	tmp_name(t, base, tmp, sizeof(tmp));
 	if (renameat2(dfd, base, dfd, tmp, RENAME_NOREPLACE) < 0)
 		return errno == ENOENT ? 0 : failed(t, "remove", path);
-	if (ours(dfd, tmp, op)) {
+	if (ours(t, dfd, tmp, op)) {
 		if (unlinkat(dfd, tmp, 0) < 0)
 			return failed(t, "remove", path);
 		return changed(t);
@@ -420,7 +560,7 @@ static int remove_checked(struct tree *t, int dfd, const char *base,
 	}
 	if (errno != EEXIST ||
 	    renameat2(dfd, tmp, dfd, base, RENAME_EXCHANGE) < 0 ||
-	    !ours(dfd, tmp, op) || unlinkat(dfd, tmp, 0) < 0) {
+	    !ours(t, dfd, tmp, op) || unlinkat(dfd, tmp, 0) < 0) {
 		t->refused++;
 		log_limited(LOG_WARNING, "%s/%s changed while being removed: "
 			    "an entry that is not ours is left at %s/%.*s%s",
@@ -456,17 +596,18 @@ static int set_group(struct tree *t, int fd, const char *path,
 }
 
 static int set_mode(struct tree *t, int fd, const char *path,
-		    const struct stat *st)
+		    const struct stat *st, bool made)
 {
 	char proc[32];
 
-	if ((st->st_mode & MODE_BITS) == t->mode)
+	if ((st->st_mode & MODE_BITS) == t->mode && !made)
 		return 0;
 	if (t->dry_run)
 		return dry("chmod %04o %s/%s\n", (unsigned int)t->mode,
 			   t->shown, path);
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	if (chmod(proc, t->mode) == 0)
+	if (drop_acl(proc) == 0 &&
+	    ((st->st_mode & MODE_BITS) == t->mode || chmod(proc, t->mode) == 0))
 		return changed(t);
 	if (errno == ENOENT && access("/proc/self/fd", F_OK) < 0) {
 		t->failed++;
@@ -478,17 +619,29 @@ static int set_mode(struct tree *t, int fd, const char *path,
 	return failed(t, "chmod", path);
 }
 
-/* Returns 1 changed, 0 already right, -1 failed. */
+/*
+ * Returns 1 changed, 0 already right, -1 failed.  A node we made, or
+ * whose mode we set, loses an access ACL first (one inherited from a
+ * default ACL of its directory): the mode's group bits would otherwise
+ * become the ACL's mask and open it to every user the ACL names.
+ */
 static int set_perms(struct tree *t, int fd, const char *path,
-		     struct stat *st)
+		     struct stat *st, bool made)
 {
+	unsigned long changes = t->changes;
 	int g, m;
 
 	g = set_group(t, fd, path, st);
 	if (g < 0)
 		return -1;
 	/* After the chgrp, which may drop a setgid bit. */
-	m = set_mode(t, fd, path, st);
+	m = set_mode(t, fd, path, st, made);
+	/*
+	 * One change, as on the direct path: a node's group and mode set,
+	 * or none more for a node made (its mknod was counted).
+	 */
+	if (!t->dry_run)
+		t->changes = changes + (!made && (g | m) > 0);
 	return m < 0 ? -1 : (g | m);
 }
 
@@ -560,8 +713,8 @@ static int make_node(struct tree *t, int dfd, const char *base,
 	if (t->dry_run)
 		return dry("mknod %s/%s c %u %u\n", t->shown, op->path,
 			   op->major, op->minor);
-	if (mknodat(dfd, base, S_IFCHR | t->mode,
-		    makedev(op->major, op->minor)) == 0)
+	/* No access for anyone until group and mode are set (set_perms()). */
+	if (mknodat(dfd, base, S_IFCHR, makedev(op->major, op->minor)) == 0)
 		made = changed(t);
 	else if (errno != EEXIST)
 		return failed(t, "mknod", op->path);
@@ -593,11 +746,6 @@ static int refuse_node(struct tree *t, const struct name_op *op,
 #define CAREFUL (-2)
 
 /*
- * The kept fd of directory dir ("" for the dev root), when only root can
- * write it; with open, a directory not kept yet is opened and checked.
- * -1: take the careful path.
- */
-/*
  * Is the kept directory still the one at its name in the dev root?  One
  * renamed out of it (by root: only root writes here) must not get our
  * next node, nor lose one of its own, nor answer for its name: before a
@@ -613,7 +761,15 @@ static bool still_there(const struct tree *t, const struct tree_dir *d)
 	       st.st_dev == d->dev && st.st_ino == d->ino;
 }
 
-static int direct_dir(struct tree *t, const char *dir, bool open)
+/*
+ * The kept fd of directory dir ("" for the dev root), when only root can
+ * write it: DIR_KEPT only one kept open already, DIR_OPEN also one that
+ * is opened and checked now, DIR_MAKE also one made now.  -1: take the
+ * careful path.
+ */
+enum dir_how { DIR_KEPT, DIR_OPEN, DIR_MAKE };
+
+static int direct_dir(struct tree *t, const char *dir, enum dir_how how)
 {
 	struct tree_dir *slot = NULL;
 	struct stat st;
@@ -629,12 +785,19 @@ static int direct_dir(struct tree *t, const char *dir, bool open)
 		if (t->dirs[i].fd < 0 && !slot)
 			slot = &t->dirs[i];
 	}
-	if (!open || !slot || strlen(dir) >= sizeof(slot->name))
+	if (how == DIR_KEPT || !slot || strlen(dir) >= sizeof(slot->name))
 		return -1;
 	fd = openat(t->devfd, dir, O_DIR_NOFOLLOW);
+	/* Made here too: in a dev root that only root writes, nobody races. */
+	if (fd < 0 && errno == ENOENT && how == DIR_MAKE &&
+	    make_dir(t, t->devfd, dir) == 0) {
+		t->our_dirs |= dir_bit(dir);
+		changed(t);
+		fd = openat(t->devfd, dir, O_DIR_NOFOLLOW);
+	}
 	if (fd < 0)
 		return -1;
-	if (!only_root_writes(fd) || fstat(fd, &st) < 0) {
+	if (!direct_ok(fd, &st)) {
 		close(fd);
 		return -1;
 	}
@@ -643,6 +806,8 @@ static int direct_dir(struct tree *t, const char *dir, bool open)
 	slot->dev = st.st_dev;
 	slot->ino = st.st_ino;
 	slot->emptied = false;
+	slot->born_ours = born_ours(t, &st);
+	slot->checked = false;
 	return fd;
 }
 
@@ -656,11 +821,64 @@ static bool direct_here(struct tree *t, int dfd, const char *dir)
 
 	if (dfd == t->devfd)
 		return true;
-	for (i = 0; i < TREE_DIRS; i++)
-		if (t->dirs[i].fd == dfd && still_there(t, &t->dirs[i]))
+	for (i = 0; i < TREE_DIRS; i++) {
+		if (t->dirs[i].fd != dfd)
+			continue;
+		/* Once an event: root, who alone writes here, is not raced. */
+		if (t->dirs[i].checked || still_there(t, &t->dirs[i])) {
+			t->dirs[i].checked = true;
 			return true;
+		}
+	}
 	direct_drop(t, dir);
 	return false;
+}
+
+/* A new event: its first change in a kept directory looks at its name. */
+static void direct_event(struct tree *t)
+{
+	int i;
+
+	for (i = 0; i < TREE_DIRS; i++)
+		t->dirs[i].checked = false;
+	t->seen.valid = false;
+}
+
+/* Is a node made in dfd (direct_dir()) born with our group? */
+static bool direct_born_ours(const struct tree *t, int dfd)
+{
+	int i;
+
+	if (dfd == t->devfd)
+		return t->born_ours;
+	for (i = 0; i < TREE_DIRS; i++)
+		if (t->dirs[i].fd == dfd)
+			return t->dirs[i].born_ours;
+	return false;
+}
+
+/*
+ * Make the node where only root writes: born with our group, or with no
+ * access for anyone, then given owner and group, then its mode.  Returns
+ * 1 made, -1 made but its group or mode failed (logged), 0 not made
+ * (errno; EEXIST: something is at its name).
+ */
+static int direct_mknod(struct tree *t, int dfd, const char *base,
+			const struct name_op *op)
+{
+	dev_t dev = makedev(op->major, op->minor);
+
+	if (direct_born_ours(t, dfd))
+		return mknodat(dfd, base, S_IFCHR | t->mode, dev) == 0 ?
+		       changed(t) : 0;
+	if (mknodat(dfd, base, S_IFCHR, dev) < 0)
+		return 0;
+	changed(t);
+	if (fchownat(dfd, base, 0, t->gid, AT_SYMLINK_NOFOLLOW) < 0)
+		return failed(t, "chgrp", op->path);
+	if (fchmodat(dfd, base, t->mode, 0) < 0)
+		return failed(t, "chmod", op->path);
+	return 1;
 }
 
 /* Mark kept directory dir: a node in it went, it may be empty now. */
@@ -694,10 +912,59 @@ void tree_tidy(struct tree *t)
 }
 
 /*
+ * Does the link that op removes lead to another device than the removed
+ * one?  A removal takes a link only when it points at the removed device
+ * (or at nothing): its target is looked at in the dev root, never through
+ * a symlink but our own capi/N -> ../capiM.  A sweep's op names no
+ * device (major 0): its unit is gone, and so is any such question.
+ * Where only root writes, what capi/N is stays in t->seen for the
+ * removal of that node, the next op (node_gone_direct()).
+ */
+static bool leads_elsewhere(struct tree *t, const struct name_op *op)
+{
+	char cur[TREE_LINK_MAX];
+	const char *name = op->target + strlen("../");	/* ../capiM */
+	struct stat st;
+	int dfd = t->devfd, fd = -1;
+	bool found;
+
+	if (!op->major || (op->shape != SHAPE_LEGACY &&
+			   op->shape != SHAPE_PREFIX_TTY))
+		return false;
+	if (op->shape == SHAPE_LEGACY) {			/* capi/N */
+		name = op->target + strlen("capi/");
+		dfd = direct_dir(t, "capi", DIR_OPEN);
+		if (dfd < 0 || !direct_here(t, dfd, "capi"))
+			dfd = fd = openat(t->devfd, "capi", O_DIR_NOFOLLOW);
+		if (dfd < 0)
+			return false;
+	}
+	found = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	if (fd < 0 && dfd != t->devfd &&
+	    strlen(name) < sizeof(t->seen.name)) {
+		t->seen.valid = true;
+		t->seen.found = found;
+		t->seen.dfd = dfd;
+		strcpy(t->seen.name, name);
+		t->seen.st = st;
+	}
+	if (found && S_ISLNK(st.st_mode) &&
+	    tree_readlink(dfd, name, cur, sizeof(cur)) >= 0 &&
+	    policy_link_is_ours(SHAPE_PREFIX_TTY, cur))
+		found = fstatat(t->devfd, cur + strlen("../"), &st,
+				AT_SYMLINK_NOFOLLOW) == 0;
+	if (fd >= 0)
+		close(fd);
+	return found && other_device(&st, op);
+}
+
+/*
  * Group and mode of the node at base in dfd where only root writes, so
  * by name: 0 right, 1 set, -1 failed; CAREFUL when it is not op's node
  * (errno ENOENT when nothing is there).  A chgrp drops the special bits,
- * which the mode of the direct path never has.
+ * which the mode of the direct path never has.  Before a chmod, an access
+ * ACL goes (set_perms()), by name too: the path the dev root was opened
+ * by, which only root can change.
  */
 static int node_check(struct tree *t, int dfd, const char *dir,
 		      const char *base, const struct name_op *op)
@@ -717,9 +984,16 @@ static int node_check(struct tree *t, int dfd, const char *dir,
 	if ((st.st_uid != 0 || st.st_gid != t->gid) &&
 	    fchownat(dfd, base, 0, t->gid, AT_SYMLINK_NOFOLLOW) < 0)
 		return failed(t, "set owner and group of", op->path);
-	if ((st.st_mode & MODE_BITS) != t->mode &&
-	    fchmodat(dfd, base, t->mode, 0) < 0)
-		return failed(t, "set the mode of", op->path);
+	if ((st.st_mode & MODE_BITS) != t->mode) {
+		char path[PATH_MAX];
+
+		snprintf(path, sizeof(path), "%s/%s", t->shown, op->path);
+		if (lremovexattr(path, ACL_ACCESS) < 0 && errno != ENODATA &&
+		    errno != EOPNOTSUPP)
+			return failed(t, "remove the ACL of", op->path);
+		if (fchmodat(dfd, base, t->mode, 0) < 0)
+			return failed(t, "set the mode of", op->path);
+	}
 	return changed(t);
 }
 
@@ -736,19 +1010,14 @@ static int node_direct(struct tree *t, const struct name_op *op)
 	int dfd, ret;
 
 	if (!base || (t->mode & ~(mode_t)0777) ||
-	    (dfd = direct_dir(t, dir, true)) < 0)
+	    (dfd = direct_dir(t, dir, DIR_MAKE)) < 0)
 		return CAREFUL;
 	if (!t->kernel_nodes && !t->nodes_there) {
 		if (!direct_here(t, dfd, dir))
 			return CAREFUL;
-		if (mknodat(dfd, base, S_IFCHR | t->mode,
-			    makedev(op->major, op->minor)) == 0) {
-			changed(t);
-			if (fchownat(dfd, base, (uid_t)-1, t->gid,
-				     AT_SYMLINK_NOFOLLOW) < 0)
-				return failed(t, "chgrp", op->path);
-			return 1;
-		}
+		ret = direct_mknod(t, dfd, base, op);
+		if (ret)
+			return ret;
 		if (errno != EEXIST) {
 			direct_drop(t, dir);
 			return CAREFUL;
@@ -768,9 +1037,16 @@ static int node_gone_direct(struct tree *t, const struct name_op *op)
 	bool found;
 	int dfd;
 
-	if (!base || (dfd = direct_dir(t, dir, false)) < 0)
+	if (!base || (dfd = direct_dir(t, dir, DIR_KEPT)) < 0)
 		return CAREFUL;
-	found = fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	if (t->seen.valid && t->seen.dfd == dfd &&
+	    !strcmp(t->seen.name, base)) {
+		found = t->seen.found;
+		st = t->seen.st;
+	} else {
+		found = fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	}
+	t->seen.valid = false;
 
 	if (found && !is_our_node(&st, op))
 		return 0;
@@ -794,12 +1070,12 @@ static int link_direct(struct tree *t, const struct name_op *op)
 	const char *base = split_path(op->path, dir, sizeof(dir));
 	int dfd;
 
-	if (!base || (dfd = direct_dir(t, dir, true)) < 0 ||
+	if (!base || (dfd = direct_dir(t, dir, DIR_MAKE)) < 0 ||
 	    !direct_here(t, dfd, dir))
 		return CAREFUL;
 	if (symlinkat(op->target, dfd, base) == 0)
 		return changed(t);
-	if (errno == EEXIST && is_link_to(dfd, base, op))
+	if (errno == EEXIST && is_link_to(t, dfd, base, op))
 		return 0;
 	if (errno == ENOENT)
 		direct_drop(t, dir);
@@ -814,7 +1090,7 @@ static int unlink_direct(struct tree *t, const struct name_op *op)
 	bool found;
 	int dfd;
 
-	if (!base || (dfd = direct_dir(t, dir, false)) < 0)
+	if (!base || (dfd = direct_dir(t, dir, DIR_KEPT)) < 0)
 		return CAREFUL;
 	found = tree_readlink(dfd, base, cur, sizeof(cur)) >= 0;
 
@@ -823,7 +1099,7 @@ static int unlink_direct(struct tree *t, const struct name_op *op)
 	/* Nothing there, or the link to remove: in the right directory? */
 	if (!direct_here(t, dfd, dir))
 		return CAREFUL;
-	if (!found)
+	if (!found || leads_elsewhere(t, op))
 		return 0;
 	if (unlinkat(dfd, base, 0) < 0)
 		return errno == ENOENT ? 0 : failed(t, "remove", op->path);
@@ -847,12 +1123,26 @@ static int do_node(struct tree *t, const struct name_op *op)
 		return t->dry_run && errno == ENOENT ? 1 :
 		       parent_failed(t, dir, op->path);
 	ret = make_node(t, dfd, base, op, &fd, &st);
+	if (fd >= 0 && our_old_node(t, &st, op)) {
+		close(fd);
+		fd = -1;
+		ret = remove_checked(t, dfd, base, op->path, is_our_old_node,
+				     op);
+		if (ret == 1) {
+			log_info("removed %s/%s (char %u:%u): ours, from before "
+				 "the CAPI tty driver came back at major %u",
+				 t->shown, op->path, major(st.st_rdev),
+				 minor(st.st_rdev), op->major);
+			ret = make_node(t, dfd, base, op, &fd, &st);
+		} else {
+			ret = -1;
+		}
+	}
 	if (fd >= 0) {
 		if (!is_our_node(&st, op)) {
 			ret = refuse_node(t, op, &st);
 		} else if (op->perms || ret == 1) {
-			/* umask is 0; mknod may drop only the special bits. */
-			p = set_perms(t, fd, op->path, &st);
+			p = set_perms(t, fd, op->path, &st, ret == 1);
 			ret = p < 0 ? -1 : (ret | p);
 		}
 		close(fd);
@@ -904,7 +1194,7 @@ static void drop_tmp(struct tree *t, int dfd, const char *tmp,
 {
 	struct stat st;
 
-	if (is_link_to(dfd, tmp, op)) {
+	if (is_link_to(t, dfd, tmp, op)) {
 		unlinkat(dfd, tmp, 0);
 		return;
 	}
@@ -975,7 +1265,7 @@ static int place_link(struct tree *t, int dfd, const char *base,
 	}
 	if (renameat2(dfd, tmp, dfd, base, RENAME_EXCHANGE) < 0)
 		goto fail;
-	if (!is_our_link(dfd, tmp, op)) {
+	if (!is_our_link(t, dfd, tmp, op)) {
 		if (renameat2(dfd, tmp, dfd, base, RENAME_EXCHANGE) < 0 &&
 		    errno == ENOENT)
 			renameat2(dfd, tmp, dfd, base, RENAME_NOREPLACE);
@@ -1047,8 +1337,11 @@ static int do_unlink(struct tree *t, const struct name_op *op)
 	dfd = open_parent(t, op->path, false, &base, dir, sizeof(dir));
 	if (dfd < 0)
 		return 0;
-	/* Only the link this device had; another is someone else's. */
-	if (is_link_to(dfd, base, op))
+	/*
+	 * Only the link this device had; another is someone else's, and so
+	 * is one that leads to another device of the same name.
+	 */
+	if (is_link_to(t, dfd, base, op) && !leads_elsewhere(t, op))
 		ret = remove_checked(t, dfd, base, op->path, is_link_to, op);
 	close_parent(t, dfd);
 	return ret;
@@ -1057,6 +1350,7 @@ static int do_unlink(struct tree *t, const struct name_op *op)
 static int do_dir(struct tree *t, const struct name_op *op)
 {
 	struct stat st;
+	int fd;
 
 	if (fstatat(t->devfd, op->path, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		if (S_ISDIR(st.st_mode))
@@ -1067,10 +1361,15 @@ static int do_dir(struct tree *t, const struct name_op *op)
 		return failed(t, "stat", op->path);
 	if (t->dry_run)
 		return dry("mkdir %s/%s\n", t->shown, op->path);
-	if (mkdirat(t->devfd, op->path, DIR_MODE) < 0)
+	if (make_dir(t, t->devfd, op->path) < 0)
 		return errno == EEXIST ? 0 : failed(t, "make the directory",
 						     op->path);
 	t->our_dirs |= dir_bit(op->path);
+	fd = openat(t->devfd, op->path, O_DIR_NOFOLLOW);
+	if (fd >= 0) {
+		drop_dir_acls(fd);
+		close(fd);
+	}
 	return changed(t);
 }
 
@@ -1213,7 +1512,7 @@ unsigned int tree_sweep_tmp(struct tree *t, const char *dir)
 	}
 	while ((de = readdir(d))) {
 		/* Only symlinks of our shape: nothing else is ours. */
-		if (!stale_tmp(de->d_name) || !is_our_link(fd, de->d_name, NULL))
+		if (!stale_tmp(de->d_name) || !is_our_link(t, fd, de->d_name, NULL))
 			continue;
 		snprintf(path, sizeof(path), "%s%s%s", dir, *dir ? "/" : "",
 			 de->d_name);
@@ -1243,7 +1542,7 @@ static int apply_op(struct tree *t, const struct name_op *op)
 }
 
 /* A dry run counts the changes it printed, as a real one those it made. */
-int tree_apply(struct tree *t, const struct name_op *op)
+static int apply_one(struct tree *t, const struct name_op *op)
 {
 	char dir[POLICY_PATH_MAX];
 	int ret = apply_op(t, op);
@@ -1256,18 +1555,25 @@ int tree_apply(struct tree *t, const struct name_op *op)
 	return ret;
 }
 
+int tree_apply(struct tree *t, const struct name_op *op)
+{
+	direct_event(t);
+	return apply_one(t, op);
+}
+
 int tree_apply_all(struct tree *t, const struct name_op *ops, int n)
 {
 	unsigned int failed_ops = 0;
 	int i, bad = 0;
 
+	direct_event(t);
 	for (i = 0; i < n; i++) {
 		/* Never point a link at a node that is not the device. */
 		if (ops[i].needs & failed_ops) {
 			bad++;
 			continue;
 		}
-		if (tree_apply(t, &ops[i]) < 0) {
+		if (apply_one(t, &ops[i]) < 0) {
 			bad++;
 			failed_ops |= 1u << i;
 		}

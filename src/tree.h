@@ -10,12 +10,15 @@
  * descriptor or under a private temporary name, never by a path that a
  * concurrent writer could swap between the check and the act; only in a
  * directory that nobody but root can write, where no such writer is, do
- * operations go straight at the names.
+ * operations go straight at the names.  No node of ours is open to
+ * another user at any moment: it is born with owner root, our group and
+ * mode, or with no access until they are set, and carries no ACL.
  */
 #ifndef CAPI_DEVD_TREE_H
 #define CAPI_DEVD_TREE_H
 
 #include <stdbool.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include "policy.h"
 
@@ -35,6 +38,8 @@ struct tree_dir {
 	dev_t dev;		/* what fd is: still at name in the dev root? */
 	ino_t ino;
 	bool emptied;		/* a node in it went: tree_tidy() tries rmdir */
+	bool born_ours;		/* a node made in it has our group at once */
+	bool checked;		/* still_there() held in this event */
 };
 
 struct tree {
@@ -54,8 +59,17 @@ struct tree {
 	unsigned long failed;	/* operations that failed (an error logged) */
 	char tmp[48];		/* prefix of our temporary names, per process */
 	bool root_only;		/* only root can write the dev root */
+	bool born_ours;		/* a node made in the dev root has our group */
+	gid_t fsgid;		/* the group that what we make is born with */
 	bool nodes_there;	/* the last node we looked for was there */
 	struct tree_dir dirs[TREE_DIRS];
+	struct {		/* the last node a link's removal looked at */
+		bool valid;
+		bool found;
+		int dfd;
+		char name[16];
+		struct stat st;
+	} seen;
 	unsigned int our_dirs;	/* capi/ (1), isdn/ (2): made by us, or a
 				   name of ours removed from it since we
 				   started: ours to remove when empty

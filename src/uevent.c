@@ -34,6 +34,8 @@ enum {
 void uevent_reset(struct uevent_fields *f)
 {
 	f->have = 0;
+	f->seen = 0;
+	f->repeated = false;
 	f->overlong = false;
 	f->nul = false;
 }
@@ -83,11 +85,20 @@ void uevent_add(struct uevent_fields *f, const char *key, size_t keylen,
 	/* Any over-long value makes the record suspect. */
 	if (vallen >= UEVENT_VALUE_MAX)
 		f->overlong = true;
-	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
-		if (keylen == fields[i].keylen &&
-		    !memcmp(key, fields[i].key, keylen))
-			keep(f, fields[i].bit, (char *)f + fields[i].offset,
-			     fields[i].size, val, vallen);
+	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		if (keylen != fields[i].keylen ||
+		    memcmp(key, fields[i].key, keylen))
+			continue;
+		/*
+		 * A key given twice: which value counts?  The first could
+		 * be refused and the second harmless.  The record is.
+		 */
+		if (f->seen & fields[i].bit)
+			f->repeated = true;
+		f->seen |= fields[i].bit;
+		keep(f, fields[i].bit, (char *)f + fields[i].offset,
+		     fields[i].size, val, vallen);
+	}
 }
 
 static int is_key_char(char c)
@@ -315,6 +326,8 @@ static enum uevent_verdict check_present(const struct uevent_fields *f,
 {
 	if (f->nul)
 		*why = "NUL byte in a property";
+	else if (f->repeated)
+		*why = "a property given twice";
 	else if (!(f->have & UF_ACTION))
 		*why = "no ACTION";
 	else if (!(f->have & UF_DEVPATH))

@@ -25,7 +25,9 @@ struct uevent_fields {
 	char major[12];
 	char minor[12];
 	char seqnum[24];
-	unsigned int have;	/* bit set of UF_* */
+	unsigned int have;	/* bit set of UF_*: kept */
+	unsigned int seen;	/* bit set of UF_*: given */
+	bool repeated;		/* a key we read was given twice */
 	bool overlong;		/* a value was longer than we keep */
 	bool nul;		/* a key or value held a NUL byte */
 };

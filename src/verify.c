@@ -18,8 +18,10 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/xattr.h>
 #include "event.h"
 #include "log.h"
+#include "mend.h"
 #include "number.h"
 #include "policy.h"
 #include "sysfs.h"
@@ -29,6 +31,8 @@
 #define SPEC_LINE_MAX 512
 /* A deviation before escaping; escaped, a byte takes at most four. */
 #define DEVIATION_MAX 1024
+/* devices.txt is about 150 KiB; a larger file is not it. */
+#define SPEC_FILE_MAX (4u << 20)
 
 /* Split "/dev/capi20.07" into prefix "/dev/capi20." and number 7, width 2. */
 static int split_number(const char *name, size_t *plen, unsigned long *num,
@@ -125,20 +129,57 @@ static int spec_entry(struct spec *s, struct spec_state *st, const char *p,
 	return 0;
 }
 
+/*
+ * Open the spec as modules.devname is opened: without blocking (a FIFO
+ * cannot hang us), and only a regular file, of a size devices.txt can
+ * have (/dev/zero would be read for ever).
+ */
+static FILE *spec_open(const char *path, const char **why)
+{
+	struct stat st;
+	FILE *f;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		*why = strerror(errno);
+		return NULL;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (unsigned long long)st.st_size > SPEC_FILE_MAX) {
+		*why = S_ISREG(st.st_mode) ? "larger than 4 MiB" :
+		       "not a regular file";
+		close(fd);
+		return NULL;
+	}
+	f = fdopen(fd, "r");
+	if (!f) {
+		*why = strerror(errno);
+		close(fd);
+	}
+	return f;
+}
+
 int spec_parse(const char *path, struct spec *s, const char **why)
 {
 	struct spec_state st = { 0 };
 	char line[SPEC_LINE_MAX];
+	unsigned long long read = 0;
 	int r = 0;
 	FILE *f;
 
 	memset(s, 0, sizeof(*s));
-	f = fopen(path, "re");
-	if (!f) {
-		*why = strerror(errno);
+	f = spec_open(path, why);
+	if (!f)
 		return -1;
-	}
 	while (r == 0 && fgets(line, sizeof(line), f)) {
+		/* A file that grows while read is read no further. */
+		read += strlen(line);
+		if (read > SPEC_FILE_MAX) {
+			*why = "larger than 4 MiB";
+			r = -1;
+			break;
+		}
 		const char *p = line + strspn(line, " \t");
 
 		if (st.in_block)
@@ -171,10 +212,50 @@ struct checker {
 	gid_t gid;
 	mode_t mode;
 	int deviations;
+	int cannot;		/* names that could not be compared */
+	bool modern;		/* the device checked: its names the rules' */
 };
+
+/*
+ * A name --verify cannot look at (a directory an ordinary user may not
+ * read or search): not a deviation, nor OK: "could not compare", exit 2.
+ */
+static void cannot_compare(struct checker *c, const char *dir,
+			   const char *name, int e)
+{
+	char raw[DEVIATION_MAX], out[DEVIATION_MAX * 4];
+	int len;
+
+	c->cannot++;
+	len = snprintf(raw, sizeof(raw), "%s/%s%s%s", c->devdir, dir,
+		       *dir && *name ? "/" : "", name);
+	if (len < 0)
+		len = 0;
+	if ((size_t)len >= sizeof(raw))
+		len = sizeof(raw) - 1;
+	fprintf(stderr, "capi-devd: cannot compare %s: %s\n",
+		log_escape(raw, (size_t)len, out, sizeof(out)), strerror(e));
+}
+
+/* EACCES, EPERM: what is there cannot be told, only that it may exist. */
+static bool unreadable(int e)
+{
+	return e == EACCES || e == EPERM;
+}
 
 static void deviation(struct checker *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* The MEND: line after a deviation at devdir/dir/name ("" parts left out). */
+static void mend(const struct checker *c, enum mend m, const char *dir,
+		 const char *name)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s%s%s%s%s", c->devdir,
+		 *dir ? "/" : "", dir, *name ? "/" : "", name);
+	mend_print(m, path, c->modern);
+}
 
 /* One line each: names read from the tree are escaped as in the log. */
 static void deviation(struct checker *c, const char *fmt, ...)
@@ -214,23 +295,75 @@ static int stat_name(struct checker *c, const char *name, bool node,
 		/* capi/ a symlink: check_dir() reports it, once. */
 		if (fd < 0 && is_symlink(c->devfd, dir))
 			return -1;
+		if (fd < 0 && unreadable(errno)) {
+			cannot_compare(c, dir, "", errno);
+			return -1;
+		}
 		name = slash + 1;
 	}
 	ret = fd < 0 ? -1 : fstatat(fd, name, st,
 				    node ? AT_SYMLINK_NOFOLLOW : 0);
-	if (ret < 0)
+	if (ret < 0 && unreadable(errno))
+		cannot_compare(c, fd == c->devfd ? "" : dir, name, errno);
+	else if (ret < 0) {
 		deviation(c, "%s/%s%s%s: %s (%s)", c->devdir,
 			  fd == c->devfd ? "" : dir, fd == c->devfd ? "" : "/",
 			  name, strerror(errno), what);
-	else if (node && S_ISLNK(st->st_mode)) {
+		mend(c, MEND_RESCAN, fd == c->devfd ? "" : dir, name);
+	} else if (node && S_ISLNK(st->st_mode)) {
 		deviation(c, "%s/%s%s%s: symlink, expected a character device "
 			  "(%s)", c->devdir, fd == c->devfd ? "" : dir,
 			  fd == c->devfd ? "" : "/", name, what);
+		mend(c, MEND_REMOVE, fd == c->devfd ? "" : dir, name);
 		ret = -1;
 	}
 	if (fd >= 0 && fd != c->devfd)
 		close(fd);
 	return ret;
+}
+
+/*
+ * Does the node at name (in a directory that is no symlink: stat_name()
+ * checked) carry an access ACL?  Asked of that very inode, through an
+ * O_PATH descriptor and /proc/self/fd.
+ */
+static bool has_acl(const struct checker *c, const char *name)
+{
+	char proc[32];
+	bool acl;
+	int fd;
+
+	fd = openat(c->devfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	acl = getxattr(proc, "system.posix_acl_access", NULL, 0) >= 0;
+	close(fd);
+	return acl;
+}
+
+/* A directory of the contract (capi/ of a pre-fix kernel) must be one. */
+static void expect_dir(struct checker *c, const char *name, const char *what)
+{
+	struct stat st;
+
+	if (fstatat(c->devfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (unreadable(errno))
+			cannot_compare(c, "", name, errno);
+		else {
+			deviation(c, "%s/%s: %s (%s)", c->devdir, name,
+				  strerror(errno), what);
+			mend(c, MEND_RESCAN, "", name);
+		}
+	} else if (S_ISLNK(st.st_mode)) {
+		return;		/* check_dir() reports it, once */
+	} else if (!S_ISDIR(st.st_mode)) {
+		deviation(c, "%s/%s: %s, expected a directory (%s)",
+			  c->devdir, name, S_ISCHR(st.st_mode) ?
+			  "a character device" : S_ISREG(st.st_mode) ?
+			  "a regular file" : "not a directory", what);
+		mend(c, MEND_REMOVE, "", name);
+	}
 }
 
 /*
@@ -250,20 +383,33 @@ static void expect_dev(struct checker *c, const char *name, unsigned int maj,
 			  c->devdir, name, S_ISCHR(st.st_mode) ? "char" :
 			  "a non-device", major(st.st_rdev),
 			  minor(st.st_rdev), maj, min, what);
+		mend(c, MEND_REMOVE, "", name);
 		return;
 	}
 	if (!perms)
 		return;
-	if (st.st_uid != 0)
+	if (st.st_uid != 0) {
 		deviation(c, "%s/%s: owner uid %u, not root", c->devdir, name,
 			  (unsigned int)st.st_uid);
-	if (st.st_gid != c->gid)
+		mend(c, MEND_RESCAN, "", name);
+	}
+	if (st.st_gid != c->gid) {
 		deviation(c, "%s/%s: group %u, not %u", c->devdir, name,
 			  (unsigned int)st.st_gid, (unsigned int)c->gid);
-	if ((st.st_mode & 07777) != c->mode)
+		mend(c, MEND_RESCAN, "", name);
+	}
+	if ((st.st_mode & 07777) != c->mode) {
 		deviation(c, "%s/%s: mode %04o, not %04o", c->devdir, name,
 			  (unsigned int)(st.st_mode & 07777),
 			  (unsigned int)c->mode);
+		mend(c, MEND_RESCAN, "", name);
+	}
+	if (has_acl(c, name)) {
+		deviation(c, "%s/%s: has an ACL (getfacl(1)): capi-devd(8) "
+			  "gives a node none, and its mode does not say who "
+			  "may open it", c->devdir, name);
+		mend(c, MEND_ACL, "", name);
+	}
 }
 
 
@@ -285,23 +431,33 @@ static void check_dir(struct checker *c, const struct sysfs_live *l,
 	/* Not through a symlink: capi-devd makes capi/ a directory. */
 	fd = openat(c->devfd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 		    O_CLOEXEC);
-	if (fd < 0 && is_symlink(c->devfd, dir))
+	if (fd < 0 && is_symlink(c->devfd, dir)) {
 		deviation(c, "%s/%s: a symlink, not the directory capi-devd(8) "
 			  "makes", c->devdir, dir);
+		mend(c, MEND_REMOVE, dir, "");
+	} else if (fd < 0 && errno != ENOENT && errno != ENOTDIR)
+		cannot_compare(c, strcmp(dir, ".") ? dir : "", "", errno);
 	d = fd < 0 ? NULL : fdopendir(fd);
-	while (d && (de = readdir(d))) {
+	while (d && (errno = 0, de = readdir(d))) {
 		if (de->d_name[0] == '.' ||
 		    strncmp(de->d_name, prefix, strlen(prefix)))
 			continue;
-		if (parse(de->d_name, &unit) < 0)
+		if (parse(de->d_name, &unit) < 0) {
 			deviation(c, "%s/%s%s: exists, but is no name "
 				  "capi-devd(8) gives a tty", c->devdir,
 				  *prefix ? "" : "capi/", de->d_name);
-		else if (!sysfs_live_has(l, unit))
+			mend(c, MEND_REMOVE_ONLY, *prefix ? "" : "capi",
+			     de->d_name);
+		} else if (!sysfs_live_has(l, unit)) {
 			deviation(c, "%s/%s%s: exists, but no tty %u is live",
 				  c->devdir, *prefix ? "" : "capi/",
 				  de->d_name, unit);
+			mend(c, MEND_STALE, *prefix ? "" : "capi",
+			     de->d_name);
+		}
 	}
+	if (d && errno)
+		cannot_compare(c, strcmp(dir, ".") ? dir : "", "", errno);
 	if (d)
 		closedir(d);
 	else if (fd >= 0)
@@ -339,9 +495,11 @@ static void check_spec_name(struct checker *c, unsigned int unit)
 
 	policy_tty_names(unit, CAPI_MODERN, &n);
 	if (unit + 1 < c->spec->n &&
-	    strcmp(c->spec->name[unit + 1] + strlen("/dev/"), n.legacy))
+	    strcmp(c->spec->name[unit + 1] + strlen("/dev/"), n.legacy)) {
 		deviation(c, "devices.txt names tty %u %s, capi-devd(8) /dev/%s",
 			  unit, c->spec->name[unit + 1], n.legacy);
+		mend_print(MEND_NONE_SPEC, "", false);
+	}
 }
 
 /*
@@ -354,10 +512,14 @@ static int check_device(const struct capi_event *ev, void *arg)
 	struct checker *c = arg;
 	int i, n = policy_names(ev, OWN_ALL, ops);
 
+	c->modern = ev->scheme == CAPI_MODERN;
 	if (ev->kind == CAPI_TTY)
 		check_spec_name(c, ev->unit);
 	for (i = 0; i < n; i++)
-		if (ops[i].kind == OP_NODE || ops[i].kind == OP_LINK)
+		if (ops[i].kind == OP_DIR)
+			expect_dir(c, ops[i].path,
+				   "the directory of the per-connection ttys");
+		else if (ops[i].kind == OP_NODE || ops[i].kind == OP_LINK)
 			expect_dev(c, ops[i].path, ev->major, ev->minor,
 				   ops[i].kind == OP_NODE,
 				   ops[i].kind == OP_NODE && ops[i].perms,
@@ -370,9 +532,11 @@ static int check_all(struct checker *c, const char *sysdir)
 	struct sysfs_live l;
 
 	/* The spec's control name must be ours. */
-	if (strcmp(c->spec->name[0], "/dev/capi20"))
+	if (strcmp(c->spec->name[0], "/dev/capi20")) {
 		deviation(c, "devices.txt names the control device %s, "
 			  "capi-devd(8) /dev/capi20", c->spec->name[0]);
+		mend_print(MEND_NONE_SPEC, "", false);
+	}
 	if (sysfs_scan(sysdir, &l, check_device, c) < 0) {
 		fprintf(stderr, "capi-devd: cannot scan %s: %s\n", sysdir,
 			strerror(errno));
@@ -380,6 +544,13 @@ static int check_all(struct checker *c, const char *sysdir)
 		return -1;
 	}
 	check_gone(c, &l);
+	if (c->cannot) {
+		printf("verify: could not compare %d name(s) (see above)%s\n",
+		       c->cannot, c->deviations ? "; deviations as listed" :
+		       "");
+		sysfs_live_free(&l);
+		return -1;
+	}
 	if (c->deviations)
 		printf("verify: %d deviation(s)\n", c->deviations);
 	else
@@ -397,6 +568,7 @@ int verify_run(const char *devdir, const char *sysdir, const char *spec_path,
 	struct spec spec;
 	struct checker c = {
 		.devdir = devdir, .spec = &spec, .gid = gid, .mode = mode,
+		.modern = true,
 	};
 	const char *why;
 	int ret;
@@ -411,6 +583,7 @@ int verify_run(const char *devdir, const char *sysdir, const char *spec_path,
 	c.devfd = open(devdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (c.devfd < 0 && is_symlink(AT_FDCWD, devdir)) {
 		deviation(&c, "%s: symlink, expected a directory", devdir);
+		mend_print(MEND_NONE_ROOT, "", false);
 		printf("verify: %d deviation(s)\n", c.deviations);
 		return c.deviations;
 	}

@@ -7,8 +7,18 @@
 # shellcheck source=test/lib.sh
 . "${TESTDIR:-$(dirname "$0")}/lib.sh"
 
+# The datagrams socat appended, one a line (each ends in no newline).
+notes() { tr '\n' ' ' <"$ROOT/notified" | sed 's/\(READY=1\|STATUS=\|RELOADING=1\)/\n\1/g'; }
 notified() {	# notified: READY=1 and the first STATUS= reached the socket
-	grep -q "READY=1" "$ROOT/notified" && grep -q "STATUS=source kernel: 0 events" "$ROOT/notified"
+	notes | grep -q "^READY=1" &&
+		notes | grep -Eq "^STATUS=source kernel: 1 control device, 2 ttys named; last change [0-9]{2}:[0-9]{2}:[0-9]{2}"
+}
+# SIGHUP: RELOADING=1 with MONOTONIC_USEC (Type=notify-reload), then
+# READY=1, then STATUS= with the names after the rescan: capi/0 and 42.
+reloaded() {
+	notes | grep -Eq "^RELOADING=1 MONOTONIC_USEC=[1-9][0-9]* *$" &&
+		[ "$(notes | sed -n '/^RELOADING=1/,$p' | sed -n 2p)" = "READY=1" ] &&
+		notes | sed -n '/^RELOADING=1/,$p' | grep -q "^STATUS=source kernel: 1 control device, 2 ttys named"
 }
 rescanned() { [ -L "$ROOT/dev/capi20.42" ] && [ ! -L "$ROOT/dev/capi20.03" ]; }
 all_gone() { [ ! -L "$ROOT/dev/capi20.00" ] && [ ! -L "$ROOT/dev/capi20.42" ] && [ ! -L "$ROOT/dev/isdn/capi20" ]; }
@@ -54,6 +64,15 @@ kill -HUP $pid
 if wait_for 5 rescanned; then
 	pass "SIGHUP: capi20.42 made, capi20.03 of the vanished tty removed"
 else fail "SIGHUP: capi20.42 made, capi20.03 of the vanished tty removed"; diag <"$LOG"; fi
+check "SIGHUP: RELOADING=1 with MONOTONIC_USEC, READY=1, then STATUS= with the names" \
+	wait_for 5 reloaded || notes | diag
+log_has "counters: source kernel: [0-9]+ events, [0-9]+ bad, [0-9]+ forged, [0-9]+ overflows, [0-9]+ rescans" \
+	"SIGHUP: the counters are logged"
+n=$(grep -c 'counters: ' "$LOG")
+kill -USR1 $pid
+usr1_logged() { [ "$(grep -c 'counters: ' "$LOG")" -gt "$n" ]; }
+check "SIGUSR1: the counters are logged once more" wait_for 5 usr1_logged
+check "SIGUSR1: no rescan" test "$(grep -c 'SIGHUP rescan' "$LOG")" = 1
 
 kill -TERM $pid
 wait $pid

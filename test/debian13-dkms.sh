@@ -40,10 +40,12 @@ if check "dpkg-buildpackage in Debian 13 builds capi-devd and kernelcapi-dkms" d
 else
 	{ grep -E '(^|: )(error|E):' "$o/inside.log" | head -n 20; tail -n 20 "$o/inside.log"; } | diag
 fi
-# /usr/src/capisim-VERSION: VERSION joins the trees' versions with "+",
-# 6.12's is 6.12.N-capi.HASH
-check "kernelcapi-dkms built there carries the 6.12 tree" \
-	grep -qE '^capisim-(.*\+)?6\.12\.[0-9]+-capi\.' "$o/usr-src"
+# /usr/src/capisim-VERSION: VERSION is the upstream version; the trees
+# are its linux-6.1, linux-6.12 and linux-7
+version=$(sed -n 's/^version=//p' "$o/info")
+check "kernelcapi-dkms built there is /usr/src/capisim-$version (the upstream version)" \
+	grep -qx "capisim-$version" "$o/usr-src"
+check "... and carries the 6.12 tree" grep -qx "/usr/src/capisim-$version/linux-6.12" "$o/usr-src"
 diag "dkms status: $(cat "$o/dkms-status" 2>/dev/null)"
 for m in kernelcapi capisim; do
 	if ! check "DKMS built and installed $m.ko for $abi" grep -q "^/lib/modules/$abi/updates/dkms/$m\.ko" "$o/modinfo"; then
@@ -55,4 +57,11 @@ done
 check "kernelcapi.ko's version is the 6.12 tree's (6.12.*-capi.*)" \
 	grep -Eq '/kernelcapi\.ko[^ ]* .* 6\.12\.[0-9]+-capi\.' "$o/modinfo"
 cat "$o/modinfo" | diag
+# A kernel after the 7.x series built and booted: DKMS skips it, and the
+# kernel's install goes on (the hook that linux-image's postinst runs
+# exits 0), saying so in one line.
+check "a kernel of no tree (7.99.0-1-amd64): DKMS's kernel postinst hook exits 0" grep -qx 'exit 0' "$o/no-tree"
+check "... and says that it skipped capisim (BUILD_EXCLUSIVE_KERNEL)" \
+	grep -q 'skipped for module(s) capisim' "$o/no-tree"
+diag <"$o/no-tree"
 done_testing

@@ -21,13 +21,18 @@ SPEC="$FIX/devices-68.txt"
 mkdir -p "$ROOT/linked/elsewhere" "$ROOT/scan/dev" "$ROOT/scan/sys/class/tty/capi!0"
 ln -s elsewhere "$ROOT/linked/dev"
 mkfifo "$ROOT/scan/sys/class/tty/capi!0/uevent"
+# A capi/ that only root may read, for --verify run by nobody.
+mkdir -p "$ROOT/unread/dev/capi" "$ROOT/unread/sys"
+chmod 0755 "$ROOT" "$ROOT/unread" "$ROOT/unread/dev"
+chmod 0700 "$ROOT/unread/dev/capi"
+need setpriv util-linux
 long=$(printf "%04096d" 0)
 run() {	# run CASE: the command of one case, its stderr to $LOG
 	case $1 in
 	"an unknown option") "$CAPI_DEVD" --no-such-option ;;
 	"a value an option does not take") "$CAPI_DEVD" --mode=9 --replay="$ROOT/ev" ;;
 	"an argument that is not an option") "$CAPI_DEVD" --root="$ROOT" extra ;;
-	"two of --replay, --verify and --load-driver")
+	"two of --replay, --verify, --list and --load-driver")
 		"$CAPI_DEVD" --root="$ROOT" --replay="$ROOT/ev" --verify ;;
 	"--replay with --source=udev")
 		"$CAPI_DEVD" --root="$ROOT" --replay="$ROOT/ev" --source=udev ;;
@@ -35,6 +40,14 @@ run() {	# run CASE: the command of one case, its stderr to $LOG
 	"--load-driver with --root") "$CAPI_DEVD" --load-driver --root="$ROOT" ;;
 	"an empty --root") "$CAPI_DEVD" --root= --replay="$ROOT/ev" ;;
 	"a --root too long for its paths") "$CAPI_DEVD" --root="/$long" --replay="$ROOT/ev" ;;
+	"a 50-capi.rules whose group and mode cannot be used")
+		mkdir -p "$ROOT/etc/udev/rules.d"
+		echo 'KERNEL=="capi20", GROUP="a b", OPTIONS+="static_node=capi20"' \
+			>"$ROOT/etc/udev/rules.d/50-capi.rules"
+		"$CAPI_DEVD" --root="$ROOT" --replay="$ROOT/ev"
+		local r=$?
+		rm -r "${ROOT:?}/etc"
+		return $r ;;
 	"a group that does not exist")
 		"$CAPI_DEVD" --root="$ROOT" --group=no-such-group-capi --replay="$ROOT/ev" ;;
 	"a group ID out of range")
@@ -47,6 +60,9 @@ run() {	# run CASE: the command of one case, its stderr to $LOG
 		"$CAPI_DEVD" --root="$ROOT" --group=0 --verify --devices-txt="$ROOT/nothing" ;;
 	"--verify on a sysfs that cannot be scanned")
 		"$CAPI_DEVD" --root="$ROOT/scan" --group=0 --verify --devices-txt="$SPEC" ;;
+	"--verify on a dev tree that cannot be read")
+		setpriv --reuid=65534 --regid=65534 --clear-groups -- \
+			"$CAPI_DEVD" --root="$ROOT/unread" --group=0 --verify --devices-txt="$SPEC" ;;
 	*) return 99 ;;
 	esac
 }

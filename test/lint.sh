@@ -22,14 +22,14 @@ check "mandoc -T lint: clean" test -z "$out" || diag <<<"$out"
 opts_bin=$("$CAPI_DEVD" --help | grep -o -- '--[a-z-]*' | sort -u)
 opts_man=$(grep -o -- '\\-\\-[a-z\\-]*' "$SRC/man/capi-devd.8" | sed 's/\\//g' | sort -u)
 missing=$(comm -23 <(echo "$opts_bin") <(echo "$opts_man"))
-extra=$(comm -13 <(echo "$opts_bin") <(echo "$opts_man") | grep -v -e --kernel -e --property -e --subsystem-match -e --import)
+extra=$(comm -13 <(echo "$opts_bin") <(echo "$opts_man") | grep -v -x -e --kernel -e --property -e --subsystem-match -e --import -e --reload -e --action -e --sysname-match -e --)
 check "the man page documents exactly the options of --help" test -z "$missing$extra" ||
 	diag "missing: $missing extra: $extra"
 
 mkdir -p "$W/man8" "$W/bin"
 cp "$SRC/man/capi-devd.8" "$W/man8/"
 cp "$CAPI_DEVD" "$W/bin/capi-devd"
-sed "s|@sbindir[@]|$W/bin|g" "$SRC/rules/capi-devd.service.in" >"$W/capi-devd.service"
+"$SRC/rules/mkunit.sh" "$W/bin" <"$SRC/rules/capi-devd.service.in" >"$W/capi-devd.service"
 out=$(MANPATH="$W" systemd-analyze verify "$W/capi-devd.service" 2>&1)
 check "systemd-analyze verify: clean" test -z "$out" || diag <<<"$out"
 

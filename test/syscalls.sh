@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Safety that costs little: where only root can write the dev root, an
-# event costs at most twice the system calls of the floor (per add mknod,
-# chgrp and symlink; per remove two unlinks: 2.5 per event).  Counted by
+# event costs at most 4.5 system calls (issue 42; the floor: per add
+# mknod, chgrp and symlink, per remove two unlinks, 2.5 per event), the
+# fixes of issue 42 included: what a node is born with is checked once per
+# directory, not per event.  Counted by
 # strace -c, a figure that does not move with the machine's load; the
 # start-up's calls count too.  The careful path is kept where someone
 # else can write (test/race.sh).
@@ -25,8 +27,8 @@ left=$(find "$ROOT/dev" -mindepth 1)
 check "every node and link made was removed again" test -z "$left" || diag <<<"$left"
 calls=$(awk '$NF == "total" { print $4 }' "$ROOT/strace")
 per=$(awk -v c="$calls" -v n="$events" 'BEGIN { printf "%.2f", c / n }')
-check "root-only static tree: $per system calls per event, at most 5 (2 x the floor)" \
-	awk -v c="$calls" -v n="$events" 'BEGIN { exit !(c <= 5 * n) }' ||
+check "root-only static tree: $per system calls per event, at most 4.5" \
+	awk -v c="$calls" -v n="$events" 'BEGIN { exit !(c <= 4.5 * n) }' ||
 	sort -k4 -n -r "$ROOT/strace" | head -12 | diag
 
 done_testing

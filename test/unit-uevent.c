@@ -272,5 +272,35 @@ int main(void)
 		"MAJOR=240%cMINOR=7%cDEVNAME=capi/7", 0, 0, 0, 0, 0, 0, 0);
 	check(uevent_parse_kernel(msg, len, &ev, &why) == UEVENT_BAD,
 	      "kernel datagram ACTION=add\\0junk is bad (%s)", why);
+	/*
+	 * A key given twice (issue 42, break 7): a refused first value is
+	 * not hidden by a harmless second one, in any of the three parsers.
+	 */
+	bad(TTY "DEVNAME=../etc/x|DEVNAME=capi/7", "a property given twice");
+	bad(TTY "DEVNAME=/capi/7|DEVNAME=capi/7", "a property given twice");
+	bad(TTY "DEVNAME=capi/7|DEVNAME=capi/7", "a property given twice");
+	bad("ACTION=add|DEVPATH=/devices/virtual/tty/capi!7|SUBSYSTEM=tty|"
+	    "MAJOR=1|MAJOR=240|MINOR=7|DEVNAME=capi/7",
+	    "a property given twice");
+	bad("ACTION=frob|ACTION=add|DEVPATH=/devices/virtual/tty/capi!7|"
+	    "SUBSYSTEM=tty|MAJOR=240|MINOR=7|DEVNAME=capi/7",
+	    "a property given twice");
+	{
+		static const char dup[] = "MAJOR=1\nMAJOR=240\nMINOR=7\n"
+					  "DEVNAME=capi/7\n";
+
+		check(uevent_parse_sysfs(dup, sizeof(dup) - 1, "tty", "capi!7",
+					 &ev, &why) == UEVENT_BAD &&
+		      !strcmp(why, "a property given twice"),
+		      "sysfs: MAJOR given twice is refused (%s)", why);
+	}
+	len = (size_t)snprintf(msg, sizeof(msg),
+		"add@/devices/virtual/tty/capi!7%cACTION=add%c"
+		"DEVPATH=/devices/virtual/tty/capi!7%cSUBSYSTEM=tty%c"
+		"MAJOR=240%cMINOR=7%cDEVNAME=/x%cDEVNAME=capi/7", 0, 0, 0, 0,
+		0, 0, 0);
+	check(uevent_parse_kernel(msg, len, &ev, &why) == UEVENT_BAD &&
+	      !strcmp(why, "a property given twice"),
+	      "kernel datagram with DEVNAME twice is bad (%s)", why);
 	return done_testing();
 }

@@ -74,4 +74,62 @@ rc=$?
 check "a missing devices.txt: exit 2, says what to pass (got $rc)" \
 	exit_says 2 "pass --devices-txt"
 
+# --- issue 42 ---------------------------------------------------------
+# Break 9: a devices.txt that never ends or never opens: exit 2, at once.
+need timeout coreutils
+mkfifo "$ROOT/fifo"
+for spec in /dev/zero "$ROOT/fifo"; do
+	SPEC=$spec timeout 10 "${DEVD[@]}" --devices-txt="$spec" --verify >"$ROOT/out" 2>&1
+	rc=$?
+	check "--devices-txt=$spec: exit 2, not a hang (got $rc)" \
+		exit_says 2 "not a regular file" || diag <"$ROOT/out"
+done
+
+# Break 8: the pre-fix control device live, capi/ not a directory.
+rm -rf "${ROOT:?}/sys/class/"* && fresh_dev
+sysdev capi capi 68 0 capi
+ev add capi 68 0 | devd --replay=-
+verify
+rc=$?
+check "pre-fix control device, names made: verifies (exit $rc)" exit_says 0 "^verify: OK" || diag <"$ROOT/out"
+rmdir "$ROOT/dev/capi"
+mknod -m 0660 "$ROOT/dev/capi" c 68 0
+verify
+rc=$?
+check "... /dev/capi still the unmoved 68:0 node: exit 1 (got $rc)" \
+	exit_says 1 "^DEVIATION: $ROOT/dev/capi: a character device, expected a directory" || diag <"$ROOT/out"
+rm "$ROOT/dev/capi"
+echo x >"$ROOT/dev/capi"
+verify
+rc=$?
+check "... /dev/capi a regular file: exit 1 (got $rc)" \
+	exit_says 1 "^DEVIATION: $ROOT/dev/capi: a regular file, expected a directory" || diag <"$ROOT/out"
+
+# Break 1: an ACL on a node is a deviation.
+need setfacl acl
+rm -rf "${ROOT:?}/sys/class/"* && fresh_dev
+sysdev capi capi20 68 0 capi20
+sysdev tty 'capi!3' 240 3 capi/3
+{ ev add capi20 68 0; ev add capi/3 240 3; } | devd --replay=-
+setfacl -m u:nobody:rw "$ROOT/dev/capi/3"
+verify
+rc=$?
+check "an ACL on capi/3: exit 1 (got $rc)" \
+	exit_says 1 "^DEVIATION: $ROOT/dev/capi/3: has an ACL" || diag <"$ROOT/out"
+setfacl -b "$ROOT/dev/capi/3"
+
+# Break 10: an ordinary user who cannot read capi/ cannot compare it: a
+# stale capi/5 there is not "OK", it is exit 2, with the name.
+need setpriv util-linux
+mknod -m 0660 "$ROOT/dev/capi/5" c 240 5
+chmod 0755 "$ROOT"
+chmod 0700 "$ROOT/dev/capi"
+setpriv --reuid=65534 --regid=65534 --clear-groups -- \
+	"${DEVD[@]}" --devices-txt="$SPEC" --verify >"$ROOT/out" 2>&1
+rc=$?
+check "capi/ unreadable to the user: exit 2, not OK (got $rc)" \
+	exit_says 2 "cannot compare $ROOT/dev/capi: Permission denied" || diag <"$ROOT/out"
+check "... and no OK is printed" not out_has "^verify: OK"
+chmod 0755 "$ROOT/dev/capi"
+
 done_testing

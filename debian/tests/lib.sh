@@ -25,28 +25,34 @@ KREL=$(uname -r)
 # ttys_are N: the client holds N calls, each with its tty
 ttys_are() { [ "$(units | wc -l)" = "$1" ]; }
 
-# install_debs DIR: the apt-get line of the README's section for this
-# release ("Install on Debian 12", "On Debian 13"), as written there, in
-# DIR (where the .debs are); no terminal.
-readme_section() {
-	if [ "$(release_major)" -ge 13 ]; then echo "On Debian 13"; else echo "Install on Debian 12"; fi
-}
+# install_debs DIR PKG...: the .debs of PKG... in DIR installed with apt,
+# as a user installs downloaded packages (no terminal, no network)
 install_debs() {
-	local line section
-	section=$(readme_section)
-	line=$(sed -n "/^## $section\$/,/^## /p" "$src/README.md" | grep -m1 'apt-get install \./')
-	line=${line#cd .. && }
-	[ -n "$line" ] || { echo "README.md has no apt-get install line under $section" >&2; return 1; }
-	echo "# README, $section: $line"
-	(cd "$1" && bash -c "$line" </dev/null)
+	local dir=$1
+	shift
+	(
+		cd "$dir" || exit 1
+		args=()
+		for p in "$@"; do args+=("./${p}_"*.deb); done
+		echo "# cd $dir && apt-get install -y --allow-downgrades ${args[*]}"
+		apt-get install -y --allow-downgrades "${args[@]}" </dev/null
+	)
 }
-# fetch_debs DIR [VERSION]: capi-devd and kernelcapi-dkms (of VERSION, else
-# apt's candidates: the packages under test) downloaded into DIR, for the
-# README's apt-get install line
+# fetch_debs DIR [VERSION [PKG...]]: PKG... (default capi-devd and
+# kernelcapi-dkms) of VERSION (else apt's candidates: the packages under
+# test) downloaded into DIR
 fetch_debs() {
-	local v=${2:+=$2}
-	rm -rf "$1" && mkdir -p "$1" &&
-		(cd "$1" && apt-get download -q -o APT::Sandbox::User=root "capi-devd$v" "kernelcapi-dkms$v")
+	local dir=$1 v=${2:+=$2} p pkgs=()
+	shift $(( $# < 2 ? $# : 2 ))
+	[ $# -gt 0 ] || set -- capi-devd kernelcapi-dkms
+	for p in "$@"; do pkgs+=("$p$v"); done
+	rm -rf "$dir" && mkdir -p "$dir" &&
+		(cd "$dir" && apt-get download -q -o APT::Sandbox::User=root "${pkgs[@]}")
+}
+# headers_available: apt offers linux-headers of the running kernel (on
+# ci.debian.net the archive may have dropped that ABI already)
+headers_available() {
+	[ -n "$(apt-cache policy "linux-headers-$KREL" 2>/dev/null | sed -n 's/^ *Candidate: //p' | grep -v '(none)')" ]
 }
 # purge_ours: neither package installed (as the testbed may have them,
 # from the test's Depends), the modules they loaded unloaded

@@ -184,8 +184,20 @@ if [ -n "$tree" ]; then
 fi
 cp "$here/Kbuild" "$d/Kbuild"
 series_v=${tree:-${pkg#linux-source-}}
+# The kernels of the tree: its series (6.1.*, 6.12.*); for the tree 7, only
+# the 7.x series it was built and booted on (doc/kernel.md, doc/debian.md):
+# a newer 7.N may change what compat.h covers, and a failed DKMS build in
+# its linux-image's postinst would fail the user's kernel upgrade.  DKMS
+# skips a kernel outside BUILD_EXCLUSIVE_KERNEL (one line, exit 77: the
+# kernel's install succeeds).  7.0 still has CAPI in-tree: its own.
+tree7_booted="7.2 7.3"
+if [ "$tree" = 7 ]; then
+	kernels="^7\\.($(sed 's/^7\.//; s/ 7\./|/g' <<<"$tree7_booted"))\\."
+else
+	kernels="^${series_v//./\\.}\\."
+fi
 sed -e "s/@VERSION@/$version/" -e "s/@SERIES@/$series_v/" \
-	-e "s/@KERNELS@/^${series_v//./\\\\.}\\\\./" "$here/dkms.conf.in" >"$d/dkms.conf"
+	-e "s/@KERNELS@/${kernels//\\/\\\\}/" "$here/dkms.conf.in" >"$d/dkms.conf"
 cat >"$d/dkms-version.c" <<EOF
 // SPDX-License-Identifier: GPL-2.0
 /* Written by capi-devd's kernel/dkms/mksrc.sh: the DKMS package version. */

@@ -4,7 +4,7 @@
 # of this tree, as a maintainer would from the release tarball:
 # the .orig.tar.xz is make dist's tarball, then dpkg-buildpackage -us -uc
 #
-# Usage: test/debian/build-debs.sh [--version VERSION] [--orig TARBALL] OUTDIR
+# Usage: test/debian/build-debs.sh [--version VERSION] [--build TYPE] [--orig TARBALL] OUTDIR
 #        test/debian/build-debs.sh --make-orig OUTDIR
 #
 #   --make-orig: make the release tarball only: the tree's files (git
@@ -23,7 +23,10 @@
 #   upstream version, for the upgrade test: the tarball repacked with
 #   AC_INIT in configure.ac set to VERSION, and a new debian/changelog
 #   entry VERSION-1 (the one home of the version is configure.ac;
-#   debian/rules checks that the changelog agrees).  stdout: OUTDIR.
+#   debian/rules checks that the changelog agrees).  --build TYPE is
+#   dpkg-buildpackage's --build (any: -B, capi-devd only, as a buildd of
+#   an architecture builds it; all: -A, kernelcapi-dkms only; default
+#   full: the source package and both).  stdout: OUTDIR.
 set -euo pipefail
 export LC_ALL=C
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -31,11 +34,12 @@ self="$here/$(basename "${BASH_SOURCE[0]}")"
 top=$(cd "$here/../.." && pwd)
 die() { echo "test/debian/build-debs.sh: error: $*" >&2; exit 1; }
 
-version="" out="" orig="" make_orig=0
+version="" out="" orig="" make_orig=0 build=full
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--version) version=${2:?--version VERSION}; shift ;;
 	--orig) orig=${2:?--orig TARBALL}; shift ;;
+	--build) build=${2:?--build TYPE}; shift ;;
 	--make-orig) make_orig=1 ;;
 	-h|--help) sed -n '3,/^set -euo/p' "$self" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	-*) die "unknown option $1 (try --help)" ;;
@@ -111,7 +115,7 @@ if [ -n "$version" ]; then
 	} >"$src/debian/changelog.new"
 	mv "$src/debian/changelog.new" "$src/debian/changelog"
 fi
-(cd "$src" && dpkg-buildpackage -us -uc) >"$out/build.log" 2>&1 || {
+(cd "$src" && dpkg-buildpackage -us -uc --build="$build") >"$out/build.log" 2>&1 || {
 	tail -n 40 "$out/build.log" >&2
 	die "dpkg-buildpackage failed (log: $out/build.log)"
 }

@@ -14,8 +14,8 @@
 #   with mmdebstrap from the archive the host's apt already uses
 #   (kernel/suite.sh's private sources.list; nothing of SUITE touches the
 #   host): apt-get build-dep, then test/debian/build-debs.sh --orig twice,
-#   the source and binary packages of this version and of VERSION~prev1
-#   (the upgrade test's version before), then apt-get install of the new .debs, whose
+#   the source and binary packages of this version and (-B) capi-devd of
+#   VERSION~prev1 (the upgrade's version before), then apt-get install of the new .debs, whose
 #   kernelcapi-dkms postinst has DKMS build kernelcapi and capisim.
 #   The results live in the cache, keyed by what goes into the packages
 #   (the tree's files but its tests, debian/tests, doc/, bench/ and the
@@ -24,7 +24,9 @@
 #     $CAPI_DEVD_CACHE/debs/SUITE-KEY/
 #       new/  old/    the .debs (and .changes, .buildinfo, build.log)
 #       inside.log    the chroot's log; gcc, usr-src, dkms-status,
-#                     modules, modinfo: what the install left
+#                     modules, modinfo: what the install left; no-tree:
+#                     the kernel postinst hook of DKMS for a kernel of
+#                     no tree (7.99.0-1-amd64), its output and exit
 #       abi           the ABI of SUITE's linux-image-amd64 (where the
 #                     table names a linux series)
 #       info          suite, key, build_seconds
@@ -139,7 +141,7 @@ tar -xzf /src.tar.gz
 cd capi-devd
 apt-get build-dep -y ./
 test/debian/build-debs.sh --orig /capi-devd-$version.tar.xz /out/new
-test/debian/build-debs.sh --orig /capi-devd-$version.tar.xz --version '$version~prev1' /out/old
+test/debian/build-debs.sh --orig /capi-devd-$version.tar.xz --version '$version~prev1' --build any /out/old
 cd /out/new
 apt-get install -y ./capi-devd_*.deb ./kernelcapi-dkms_*.deb || true
 dkms status >/out/dkms-status 2>&1 || true
@@ -147,8 +149,18 @@ find /lib/modules -path '*/updates/dkms/*' -name '*.ko*' >/out/modules
 for m in \$(cat /out/modules); do
 	echo "\$m \$(modinfo -F vermagic "\$m") \$(modinfo -F version "\$m")"
 done >/out/modinfo
-ls /usr/src/ >/out/usr-src
+{ ls /usr/src/; ls -d /usr/src/capisim-*/linux-* || true; } >/out/usr-src
 gcc --version | head -n1 >/out/gcc
+# a kernel of no tree (7.99: after the 7.x series the package was built
+# and booted on), its headers there as a newer kernel's would be: the
+# hook that its linux-image's postinst runs, what a user sees and its
+# exit status
+k=7.99.0-1-amd64
+mkdir -p /lib/modules/\$k/build/include
+r=0
+/etc/kernel/postinst.d/dkms \$k >/out/no-tree 2>&1 || r=\$?
+echo "exit \$r" >>/out/no-tree
+rm -rf /lib/modules/\$k /var/lib/dkms/capisim/*/\$k
 EOF
 chmod +x "$work/inside.sh"
 

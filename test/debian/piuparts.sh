@@ -12,7 +12,7 @@
 #   test/debian/suite-lib.sh, as test/debian/mkimage.sh); its .debs come
 #   from and go to the suite's archive in the cache (suite_archive).
 #   There is no upgrade test against the archive (the packages are not in
-#   it); debian/tests/upgrade tests the upgrade in the VM.
+#   it); debian/tests/lifecycle tests the upgrade in the VM.
 set -euo pipefail
 export LC_ALL=C
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

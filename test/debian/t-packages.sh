@@ -3,8 +3,10 @@
 # make check: the Debian packages.  Makes the release tarball (make dist,
 # with the DKMS trees), checks their provenance against the archive,
 # builds the source package and capi-devd and kernelcapi-dkms with
-# dpkg-buildpackage from it (and the same source as the version before,
-# for the upgrade), runs lintian on them, runs piuparts (install,
+# dpkg-buildpackage from it (full; -B of the same source as the version
+# before, for the upgrade; -A), checks the DKMS version and kernels and
+# debian/copyright against the tarball (test/copyright.sh), runs lintian
+# on the full build, runs piuparts (install,
 # remove, purge in a chroot; no module is built or loaded there), builds
 # (or takes from the cache) the Debian 12 image of test/debian/mkimage.sh
 # and runs debian/tests (DEP-8) in it under QEMU with test/debian/run.sh.
@@ -34,7 +36,7 @@ diag "figure: make dist: $(dep8_secs "$t0") s"
 t0=$(date +%s)
 "$here/build-debs.sh" --orig "$orig" "$work/new" >/dev/null 2>"$work/new.err" &
 p_new=$!
-"$here/build-debs.sh" --orig "$orig" --version "$version~prev1" "$work/old" >/dev/null 2>"$work/old.err"
+"$here/build-debs.sh" --orig "$orig" --version "$version~prev1" --build any "$work/old" >/dev/null 2>"$work/old.err"
 r_old=$?
 wait $p_new
 r_new=$?
@@ -42,9 +44,50 @@ check "dpkg-buildpackage -us -uc (3.0 (quilt), from the tarball): capi-devd $ver
 	test $r_new = 0 -a -f "$work/new/capi-devd_$version-1_amd64.deb" -a -f "$work/new/kernelcapi-dkms_$version-1_all.deb" \
 	-a -f "$work/new/capi-devd_$version-1.dsc" ||
 	diag <"$work/new.err"
-check "the same source as version $version~prev1-1 (for the upgrade)" test $r_old = 0 || diag <"$work/old.err"
-diag "figure: both package builds, side by side: $(dep8_secs "$t0") s"
+# -B and -A: what the buildds build, each set alone (dh_missing and the
+# -arch/-indep targets of debian/rules)
+check "dpkg-buildpackage -B (an architecture's buildd) of the same source as $version~prev1-1 (the upgrade's version before): capi-devd only" \
+	test $r_old = 0 -a -f "$work/old/capi-devd_$version~prev1-1_amd64.deb" -a ! -e "$work/old/kernelcapi-dkms_$version~prev1-1_all.deb" ||
+	diag <"$work/old.err"
+diag "figure: the full and the -B build, side by side: $(dep8_secs "$t0") s"
+t0=$(date +%s)
+"$here/build-debs.sh" --orig "$orig" --build all "$work/indep" >/dev/null 2>"$work/indep.err"
+r=$?
+check "dpkg-buildpackage -A (the arch-indep buildd): kernelcapi-dkms only" \
+	test $r = 0 -a -f "$work/indep/kernelcapi-dkms_$version-1_all.deb" -a ! -e "$work/indep/capi-devd_$version-1_amd64.deb" ||
+	diag <"$work/indep.err"
+diag "figure: the -A build: $(dep8_secs "$t0") s"
 [ $r_new = 0 ] || done_testing
+
+# ---------------------------------------------------------------- DKMS version and kernels
+# The DKMS package's version is the upstream version; its kernels are the
+# trees' series, 7.x bounded to the series built and booted.  DKMS matches
+# BUILD_EXCLUSIVE_KERNEL as a bash regular expression ([[ =~ ]]).
+mkdir -p "$work/dkmsdeb"
+dpkg-deb -x "$work/new/kernelcapi-dkms_$version-1_all.deb" "$work/dkmsdeb"
+conf=$work/dkmsdeb/usr/src/capisim-$version/dkms.conf
+check "kernelcapi-dkms has /usr/src/capisim-$version/dkms.conf, PACKAGE_VERSION=\"$version\"" \
+	grep -qx "PACKAGE_VERSION=\"$version\"" "$conf"
+kre=$(sed -n 's/^BUILD_EXCLUSIVE_KERNEL="\(.*\)"$/\1/p' "$conf" 2>/dev/null)
+kmatch() { [[ $1 =~ $kre ]]; }
+for k in 6.1.0-44-amd64 6.12.57+deb13-amd64 6.12.118+deb13-amd64 7.2.13+deb14-amd64 7.3.4+deb13-amd64; do
+	check "BUILD_EXCLUSIVE_KERNEL ($kre) takes $k" kmatch "$k"
+done
+for k in 7.0.12+deb14-amd64 7.1.3-amd64 7.4.1+deb14-amd64 7.12.1-amd64 6.13.5-amd64 6.10.1-amd64; do
+	check "... and skips $k (no tree built and booted for it)" not kmatch "$k"
+done
+grep '^# Made by\|^# kernelcapi' "$conf" | diag
+
+# ---------------------------------------------------------------- copyright
+mkdir -p "$work/tarball"
+tar -C "$work/tarball" -xJf "$orig"
+if "$top/test/copyright.sh" "$work/tarball/capi-devd-$version" >"$work/copyright.out" 2>&1; then
+	pass "test/copyright.sh on the release tarball: debian/copyright gives each file's SPDX license ($(grep -o '[0-9]* files' "$work/copyright.out" | head -n1))"
+else
+	fail "test/copyright.sh on the release tarball"
+	grep -v '^ok' "$work/copyright.out" | diag
+fi
+rm -rf "$work/tarball"
 
 # ---------------------------------------------------------------- provenance
 # The files the tarball's DKMS trees took from linux-source-6.1 and -6.12

@@ -40,7 +40,7 @@ cache=${CAPI_DEVD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/capi-devd}
 # the same linux-source the kernel is built from.
 work=$cache/scenario-files
 mkdir -p "$work"
-sed 's|@sbindir[@]|/usr/sbin|g' "$top/rules/capi-devd.service.in" >"$work/capi-devd.service.new"
+"$top/rules/mkunit.sh" /usr/sbin <"$top/rules/capi-devd.service.in" >"$work/capi-devd.service.new"
 cmp -s "$work/capi-devd.service.new" "$work/capi-devd.service" ||
 	mv "$work/capi-devd.service.new" "$work/capi-devd.service"
 src=/usr/src/linux-source-6.1.tar.xz

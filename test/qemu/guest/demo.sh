@@ -23,6 +23,10 @@ grep -E '^TTY|echoed' "$CALL_OUT"
 show
 echo "\$ capi-devd --verify"
 capi-devd --verify --devices-txt="$SPEC"
+echo "\$ capi-devd --list"
+capi-devd --list
+echo "\$ systemctl status capi-devd"
+systemctl status --no-pager capi-devd.service | grep -E '^ *(Active|Status):'
 u=$(units | sed -n 1p)
 echo "\$ echo hello > /dev/capi20.$(printf %02d "$u"); read it back"
 check "bytes echo through /dev/capi20.$(printf %02d "$u")" echo_through "/dev/capi20.$(printf %02d "$u")"

@@ -115,10 +115,20 @@ capisim_up() {
 settle() { udevadm settle -t 10 2>/dev/null || true; }
 # capi-devd's journal of this boot has a line that matches REGEX (grep's).
 journal_has() { journalctl -b -u capi-devd.service -o cat --no-pager | grep -q -- "$1"; }
-# capi-devd's STATUS= line, and one count of it: status_count WORD gives N
-# of "... N WORD, ...".
+# capi-devd's STATUS= line (the source, what is named, the last change).
 status_text() { systemctl show -P StatusText capi-devd.service; }
-status_count() { status_text | sed -n "s/.* \([0-9][0-9]*\) $1,.*/\1/p"; }
+# One of capi-devd's counters: status_count WORD gives N of "... N WORD,
+# ..." in the counters line it logs on SIGUSR1 (asked for here, waited for).
+counters_logged() { journalctl -b -u capi-devd.service -o cat --no-pager | grep -c 'counters: '; }
+counters_more() { [ "$(counters_logged)" -gt "$1" ]; }
+status_count() {
+	local n
+	n=$(counters_logged)
+	systemctl kill -s USR1 capi-devd.service
+	wait_for 10 counters_more "$n" || return 1
+	journalctl -b -u capi-devd.service -o cat --no-pager | grep 'counters: ' | tail -n1 |
+		sed -n "s/.* \([0-9][0-9]*\) $1,.*/\1/p"
+}
 ready_notified() {	# the Type=notify unit got READY=1: SubState running
 	[ "$(systemctl show -P Type capi-devd.service)" = notify ] &&
 		[ "$(systemctl show -P SubState capi-devd.service)" = running ]
