@@ -209,4 +209,46 @@ scenario_19() {
 	check "capi-devd.service is back" systemctl -q is-active capi-devd.service
 }
 
-run_scenarios 2 3 8 11 12 19
+scenario_34() {
+	scenario "34 one configuration (capi-devd)"
+	# The group and mode of every node are the permissions line of
+	# 50-capi.rules, for capi-devd too: a copy in /etc/udev/rules.d with
+	# group tty and mode 0640, then a reload, and every node follows; the
+	# static /dev/capi20 at a start without the driver as well.
+	local pid
+	nodes_are() {	# nodes_are "GROUP MODE": /dev/capi20 and each /dev/capi/N
+		local n
+		for n in /dev/capi20 /dev/capi/*; do
+			[ -e "$n" ] || continue
+			[ "$(stat -c '%G %a' "$n" 2>&1)" = "$1" ] || return 1
+		done
+	}
+	calls_up 2
+	settle
+	sed -e 's/GROUP="dialout"/GROUP="tty"/' -e 's/MODE="0660"/MODE="0640"/' \
+		/lib/udev/rules.d/50-capi.rules >/etc/udev/rules.d/50-capi.rules
+	systemctl reload capi-devd.service
+	check "rules group tty, mode 0640, reload: /dev/capi20 and the 2 /dev/capi/N follow" \
+		wait_for 10 nodes_are "tty 640" || ls -l /dev/capi20 /dev/capi/ 2>&1 | diag
+	check "the daemon logged where they came from" \
+		journal_has 'group tty, mode 0640 now (/etc/udev/rules.d/50-capi.rules)'
+	calls_down
+	settle
+	systemctl stop capi-devd.service
+	driver_out
+	chown root:root /dev/capi20
+	chmod 0600 /dev/capi20
+	capi-devd --no-modprobe 2>/tmp/conf.log &
+	pid=$!
+	check "a start without the driver" wait_for 15 grep -q 'start: ' /tmp/conf.log || diag </tmp/conf.log
+	check "the static /dev/capi20 (root:root 0600) is root tty 0640" static_is "root tty 640" ||
+		{ stat -c '%F %Hr:%Lr %U %G %a' /dev/capi20 2>&1; cat /tmp/conf.log; } | diag
+	kill -TERM $pid
+	wait $pid
+	rm /etc/udev/rules.d/50-capi.rules
+	modprobe capisim $CAPISIM_PARAMS
+	systemctl start capi-devd.service
+	check "the rules file removed: dialout 0660 again" wait_for 10 nodes_are "dialout 660"
+}
+
+run_scenarios 2 3 8 11 12 19 34
