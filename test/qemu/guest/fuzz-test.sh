@@ -42,11 +42,7 @@ rc=${PIPESTATUS[0]}
 t1=$(date +%s)
 check "capi-fuzz $args: exit $rc in $((t1 - t0)) s, $(grep -c '^ok' /tmp/capi-fuzz.out) of its checks passed" test "$rc" = 0
 # no task left in D state (uninterruptible, in the kernel)
-dstate=$(for s in /proc/[0-9]*/stat; do
-	read -r pid rest <"$s" 2>/dev/null || continue
-	st=${rest##*) }
-	[ "${st%% *}" = D ] && echo "$pid $(cat "/proc/$pid/comm" 2>/dev/null) $(cat "/proc/$pid/wchan" 2>/dev/null)"
-done)
+dstate=$(dstate_tasks)
 check "no task in D state at the end" test -z "$dstate" || diag "$dstate"
 kernel_clean
 done_testing

@@ -57,6 +57,17 @@ kcsan_split() {	# kcsan_split ours|others: the KCSAN reports of that kind
 bad_dmesg() { kcsan_split ours | grep -E 'WARNING:|BUG:|Oops|Call Trace|general protection|list_(add|del) corruption'; }
 kcsan_others() { kcsan_split others | grep 'BUG: KCSAN: '; }
 no_bad_dmesg() { ! bad_dmesg >/dev/null; }
+# dstate_tasks: "PID COMM WCHAN" of every task in D state (uninterruptible,
+# in the kernel), one a line; none when nothing is stuck.
+dstate_tasks() {
+	local s pid rest st
+	for s in /proc/[0-9]*/stat; do
+		read -r pid rest <"$s" 2>/dev/null || continue
+		st=${rest##*) }
+		[ "${st%% *}" = D ] && echo "$pid $(cat "/proc/$pid/comm" 2>/dev/null) $(cat "/proc/$pid/wchan" 2>/dev/null)"
+	done
+	return 0
+}
 # kmemleak, on a debug kernel (make check-debug) only: after two scans, no
 # leak with capi in its backtrace or an address in module space (an
 # unloaded module's symbols no longer resolve).

@@ -105,11 +105,7 @@ done <<<"$out"
 check "capi-stress ran to its end ($((t1 - t0)) s, status $rc)" test "$rc" -le 1
 
 # no task left in D state (uninterruptible, in the kernel)
-dstate=$(for s in /proc/[0-9]*/stat; do
-	read -r pid rest <"$s" 2>/dev/null || continue
-	st=${rest##*) }
-	[ "${st%% *}" = D ] && echo "$pid $(cat "/proc/$pid/comm" 2>/dev/null) $(cat "/proc/$pid/wchan" 2>/dev/null)"
-done)
+dstate=$(dstate_tasks)
 check "no task in D state at the end" test -z "$dstate" || diag "$dstate"
 check "no capi-stress process left" not pgrep -x capi-stress
 
