@@ -10,7 +10,8 @@
 #   CAPI_FUZZ_SEED     the seed (default 1: the same operations every
 #                      time; "random": one from the clock)
 #   CAPI_FUZZ_OPS      operations of each thread (default 300)
-#   CAPI_FUZZ_SECONDS  the run's limit in the guest (default 150)
+#   CAPI_FUZZ_SECONDS  the run's limit in the guest (default 150); the
+#                      VM's (CAPI_QEMU_TIMEOUT) is at least 450 s more
 #   CAPI_FUZZ_ARGS     more capi-fuzz options, e.g. "-p 4 -T 3"
 #   CAPI_FUZZ_DIRECTED directed tests instead (capi-fuzz -D): boots,
 #                      separated by spaces, each a list of hang, open-churn,
@@ -24,11 +25,17 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=test/tap.sh
 . "$here/../tap.sh"
 export CAPI_QEMU_SMP=${CAPI_QEMU_SMP:-2}
-export CAPI_QEMU_TIMEOUT=${CAPI_QEMU_TIMEOUT:-600}
 seed=${CAPI_FUZZ_SEED:-1}
 [ "$seed" != random ] || seed=$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')
 ops=${CAPI_FUZZ_OPS:-300}
 secs=${CAPI_FUZZ_SECONDS:-150}
+# The VM's limit (run.sh): at least the fuzzer's own plus 450 s for the
+# boot, the last operations' bounds and the end-of-boot checks (a kmemleak
+# scan on the --debug kernel), whatever CAPI_QEMU_TIMEOUT asks for: a
+# limit below the fuzzer's would end every long run as a failure.
+min_timeout=$((secs + 450))
+[ "${CAPI_QEMU_TIMEOUT:-0}" -ge "$min_timeout" ] 2>/dev/null || CAPI_QEMU_TIMEOUT=$min_timeout
+export CAPI_QEMU_TIMEOUT
 extra=${CAPI_FUZZ_ARGS:-}
 cache=${CAPI_DEVD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/capi-devd}
 mkdir -p "$cache/qemu/runs"
