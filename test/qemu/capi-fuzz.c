@@ -1159,10 +1159,17 @@ static int good_stream(struct app *a, int unit, uint32_t ncci,
 		if (p.revents & (POLLHUP | POLLERR))
 			break;
 	}
+	if (got != total) {
+		int outq = -1;
+
+		/* where the rest is: the minor's output, or capisim's */
+		if (ioctl(fd, TIOCOUTQ, &outq))
+			outq = -1;
+		diag("/dev/capi/%d (NCCI 0x%x): %zu bytes written, %zu back in order, %d in its output queue",
+		     unit, ncci, sent, got, outq);
+		sim_show(ncci);
+	}
 	close(fd);
-	if (got != total)
-		diag("/dev/capi/%d: %zu bytes written, %zu back in order",
-		     unit, sent, got);
 	return got == total ? 0 : 2;
 }
 
