@@ -27,6 +27,7 @@
 #include "rules_conf.h"
 #include "source.h"
 #include "static_node.h"
+#include "timing.h"
 #include "tree.h"
 #include "uevent.h"
 #include "verify.h"
@@ -677,6 +678,7 @@ static int drain(struct daemon *d, struct source *src)
 		case SRC_EVENT:
 			if (!overtaken_remove(d, &ev))
 				handle(d, &ev);
+			timing_done(ev.seqnum);
 			break;
 		case SRC_OVERFLOW:
 			log_warn("events were lost (receive buffer full, %lu "
@@ -722,6 +724,7 @@ static int event_loop(struct daemon *d, struct source *src, int sfd)
 			return ret < 0;
 		if (!pfd[0].revents)
 			continue;
+		timing_mark(TM_WAKE);
 		/* Once per batch: events go to the dev root at its name. */
 		ret = reopen_moved(d);
 		if (ret < 0)
@@ -756,6 +759,7 @@ static int run_daemon(struct daemon *d, enum source_kind kind)
 	}
 	log_flush(true);
 	log_counters(d);
+	timing_dump();
 	notify_send("STOPPING=1");
 	src.close(&src);
 	close(sfd);

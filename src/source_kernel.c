@@ -14,6 +14,7 @@
 #include <linux/netlink.h>
 #include "log.h"
 #include "source.h"
+#include "timing.h"
 #include "uevent.h"
 
 /* A uevent is at most UEVENT_BUFFER_SIZE (2048) bytes plus its header. */
@@ -115,7 +116,9 @@ static enum source_result kernel_source_read(struct source *s,
 	const char *why;
 	ssize_t len;
 
+	timing_mark(TM_RECV);
 	len = recvmsg(s->fd, &msg, 0);
+	timing_mark(TM_RECVD);
 	if (len < 0) {
 		if (errno == EAGAIN)
 			return SRC_DRAINED;
@@ -138,6 +141,7 @@ static enum source_result kernel_source_read(struct source *s,
 	}
 	res = source_verdict(uevent_parse_kernel(buf, (size_t)len, ev, &why),
 			     st);
+	timing_mark(TM_PARSED);
 	if (res == SRC_BAD)
 		log_limited(LOG_WARNING, "bad kernel uevent: %s", why);
 	return res;
