@@ -377,7 +377,8 @@ static unsigned long names_digest(const struct names *ns)
 /*
  * STATUS=: what is named now and when that last changed (the counters
  * are in the log: log_counters).  At most once a second; one held back
- * is sent by the event loop a second later.
+ * is sent by the event loop a second later.  Without a service manager
+ * to tell, the dev tree is not read for it.
  */
 static void notify_status(struct daemon *d, bool force)
 {
@@ -387,6 +388,8 @@ static void notify_status(struct daemon *d, bool force)
 	time_t t;
 	struct tm tm;
 
+	if (!notify_wanted())
+		return;
 	clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
 	if (!force && now.tv_sec == d->status_at) {
 		d->status_pending = true;
