@@ -3,17 +3,20 @@
 # Runs INSIDE the test VM (bench/vm-bench.sh boots it): the same workload
 # against three namers, one after the other, in one boot:
 #   udevd    systemd-udevd with 50-capi.rules (running from the boot)
-#   capi-devd  capi-devd --source=kernel alone (udevd stopped)
+#   capi-devd  capi-devd --source=kernel alone (udevd stopped), at the
+#            nice of its unit (Nice=), as udevd runs as its unit has it
 #   mdev     busybox mdev -d with bench/guest/mdev.conf (udevd stopped):
 #            the same names, group and mode, capi20.NN a node, not a link
 # then the storm once more with capi-devd-timed (capi-devd built with the
 # marks of src/timing.h): where an event's time goes, joined by SEQNUM
-# with the probe's readings.
+# with the probe's readings; and with capi-devd at nice 0 (no idle part
+# for these two).
 # For each: a check of the names, group and mode with calls held; then the
 # storm (ROUNDS rounds of CALLS calls placed and hung up, the client not
 # waiting for capi20.NN), timed by capi-probe; the time to converge; the
 # wake-ups over IDLE seconds of quiet; the memory.  Kernel command line:
-# capi.bench=ROUNDS,CALLS,IDLE (default 100,32,60).
+# capi.bench=ROUNDS,CALLS,IDLE,NICE (default 100,32,60,0; NICE: the
+# unit's).
 # Results go out as TAP diagnostics the host parses:
 #   # bench NAME key value ...
 #   # cdf NAME FRACTION MICROSECONDS
@@ -22,13 +25,13 @@
 # shellcheck source=test/qemu/guest/scenario-lib.sh
 . /capi-test/scenario-lib.sh
 boot "vm-bench"
-rounds=100 calls=32 idle=60
+rounds=100 calls=32 idle=60 nice=0
 for a in $(cat /proc/cmdline); do
 	case $a in
-	capi.bench=*) IFS=, read -r rounds calls idle <<<"${a#capi.bench=}" ;;
+	capi.bench=*) IFS=, read -r rounds calls idle nice <<<"${a#capi.bench=}" ;;
 	esac
 done
-echo "# vm-bench: $rounds rounds x $calls calls, idle ${idle}s, kernel $(uname -r)"
+echo "# vm-bench: $rounds rounds x $calls calls, idle ${idle}s, capi-devd at nice ${nice:=0}, kernel $(uname -r)"
 clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)
 echo "# vm-bench: clock $clocksource"
 check "the guest clocks from its TSC (readings to the ns, not 4 ms ticks)" test "$clocksource" = tsc
@@ -231,7 +234,7 @@ systemctl stop systemd-udevd-control.socket systemd-udevd-kernel.socket systemd-
 check "udevd stopped" wait_for 10 test ! -e /run/udev/control
 
 # (b) capi-devd --source=kernel alone.
-capi-devd --source=kernel --no-modprobe -q &
+nice -n "$nice" capi-devd --source=kernel --no-modprobe -q &
 devd=$!
 wait_for 10 test -L /dev/isdn/capi20
 bench capi-devd "$devd"
@@ -241,7 +244,7 @@ check "capi-devd exits 0 on SIGTERM" test $? = 0
 
 # (b') the same with the marks: where the time goes (no idle part).
 CAPI_DEVD_TIMING=/tmp/timing.capi-devd-timed \
-	capi-devd-timed --source=kernel --no-modprobe -q &
+	nice -n "$nice" capi-devd-timed --source=kernel --no-modprobe -q &
 devd=$!
 wait_for 10 test -L /dev/isdn/capi20
 bench capi-devd-timed "$devd" 0
@@ -250,6 +253,14 @@ wait "$devd"
 check "capi-devd-timed exits 0 on SIGTERM" test $? = 0
 check "capi-devd-timed wrote its marks" test -s /tmp/timing.capi-devd-timed
 breakdown capi-devd-timed
+
+# (b'') capi-devd at nice 0, for comparison (no idle part).
+capi-devd --source=kernel --no-modprobe -q &
+devd=$!
+wait_for 10 test -L /dev/isdn/capi20
+bench capi-devd-nice0 "$devd" 0
+kill -TERM "$devd"
+wait "$devd"
 
 # (c) busybox mdev -d (-f: in the foreground, so its pid is ours).
 # mdev -s first, as a system with mdev boots: the control device's names.
