@@ -164,7 +164,8 @@ us_ms() { awk -v us="$1" 'BEGIN { printf "%.3f", us / 1000 }'; }
 			done
 	done
 	echo "(total: probe read to name seen = asleep: to capi-devd woken by poll(), 0 if it was"
-	echo " busy + queued: behind earlier events of its batch + recv: recvmsg() + parse: sender"
+	echo " busy + queued: behind earlier events of its batch + recv: the recvmmsg() that took it"
+	echo " (0 when an earlier one did) + parse: sender"
 	echo " check, uevent parser + tree: policy, tree operations + seen: to the probe's inotify"
 	echo " read; tail: the mean over the events at or above total's p99)"
 } | tee "$out/breakdown.txt"

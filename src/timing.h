@@ -3,7 +3,8 @@
  * timing.h - where a live event's time goes, for the VM benchmark only.
  *
  * The daemon marks the moments of each kernel event: woken by poll(),
- * recvmsg() begun and returned, the uevent checked and parsed, the tree
+ * recvmmsg() begun and returned (both at once for a datagram an earlier
+ * call took), the uevent checked and parsed, the tree
  * operations done.  Only bench/capi-devd-timed is built with
  * CAPI_DEVD_TIMING (bench/timing.c keeps the marks in a fixed array and
  * writes them out at exit); in capi-devd the hooks are empty and cost
@@ -14,8 +15,8 @@
 
 enum timing_mark {
 	TM_WAKE,	/* poll() returned with events to read */
-	TM_RECV,	/* recvmsg() called */
-	TM_RECVD,	/* recvmsg() returned */
+	TM_RECV,	/* recvmmsg() called */
+	TM_RECVD,	/* recvmmsg() returned */
 	TM_PARSED,	/* the datagram checked and parsed into an event */
 	TM_MARKS
 };

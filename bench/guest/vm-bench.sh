@@ -111,7 +111,7 @@ quantiles() {	# quantiles NAME FILE: p50/p99 on stdout, the CDF as "# cdf" lines
 #   asleep   read by the probe to capi-devd woken by poll() (0 when the
 #            event came while it was busy): the kernel's wake-up, the CPU
 #   queued   behind the earlier events of its batch
-#   recv     the recvmsg() that returned it
+#   recv     the recvmmsg() that took it (about 0 when an earlier one did)
 #   parse    the sender check and uevent_parse_kernel()
 #   tree     the policy and the tree operations, to the name seen when
 #            the probe (SCHED_FIFO) saw it before capi-devd was done
