@@ -135,7 +135,10 @@ if [ "$inside" = 0 ]; then
 	cp "$orig" "$work/orig.tar.xz"
 else
 	: >"$work/orig.tar.xz"
-	dist="test/debian/build-debs.sh --make-orig /build/dist >/out/dist.log 2>&1 || { cat /out/dist.log; exit 1; }
+	# make dist needs, besides the build dependencies, git (git apply
+	# applies the series to the linux-source trees)
+	dist="apt-get install -y git
+test/debian/build-debs.sh --make-orig /build/dist >/out/dist.log 2>&1 || { cat /out/dist.log; exit 1; }
 cp /build/dist/capi-devd-$version.tar.xz /capi-devd-$version.tar.xz"
 fi
 
