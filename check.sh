@@ -114,7 +114,7 @@ kernel_builds() {
 		name=${f##*/k-}
 		[ ! -e "$cache/kernel/log/$name" ] || continue
 		name=${name%.log}
-		secs=$(sed -n 's/^build_seconds=//p' "$cache/kernel/out/$name/info" 2>/dev/null)
+		secs=$(sed -n 's/^build_seconds=//p' "$cache/kernel/out/$name/info" 2>/dev/null || true)
 		if [ -n "$secs" ]; then
 			echo "check: $(date +%T) kernel build ended: $name, built in $secs s"
 		else
@@ -129,6 +129,9 @@ kernel_builds() {
 # not?) and the progress line.  report kills it.
 cpu_log=$(mktemp "${TMPDIR:-/tmp}/capi-check-cpu.XXXXXX")
 (
+	# no set -e here: a failed look (a file gone between two reads) must
+	# not end the ticker, which would leave the rest of the run silent
+	set +e
 	prev=$(cpu_jiffies)
 	n=0
 	while sleep 10; do

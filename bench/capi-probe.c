@@ -2,13 +2,15 @@
 /*
  * capi-probe.c - how long a CAPI tty waits for its devices.txt name.
  *
- *   capi-probe [-d DEV] LATENCY-FILE
+ *   capi-probe [-d DEV] [-s SEQ-FILE] LATENCY-FILE
  *
  * Listens to the kernel's uevent group (as the daemons do, at the same
  * moment) and watches DEV (default /dev) with inotify.  For every add of
  * a tty capi/N it takes the time it read the uevent; when DEV/capi20.NN
  * next appears (created, or renamed into place), the difference is one
- * latency, written in microseconds to LATENCY-FILE, one a line.  It runs
+ * latency, written in microseconds to LATENCY-FILE, one a line (and with
+ * -s, "SEQNUM READ_NS NAMED_NS" to SEQ-FILE: the add's uevent SEQNUM and
+ * the two CLOCK_MONOTONIC readings, for vm-bench's breakdown).  It runs
  * until SIGTERM or SIGINT, then prints one line:
  *
  *   probe: adds A removes R named K unresolved U unnamed N dangling D
@@ -56,12 +58,13 @@ struct unit {
 	dev_t dev;
 	unsigned int head, len;		/* the adds waiting for a name */
 	long long t_add[QLEN];		/* ns, CLOCK_MONOTONIC */
+	unsigned long long seq[QLEN];	/* their SEQNUMs */
 };
 
 static struct unit units[MAX_UNITS];
 static const char *devdir = "/dev";
 static int devfd = -1;
-static FILE *latf;
+static FILE *latf, *seqf;
 static unsigned long adds, removes, named, unresolved, unnamed, overflows;
 static long long t_first, t_last_uevent, t_last_name;
 static volatile sig_atomic_t stop;
@@ -114,6 +117,9 @@ static void name_appeared(int n, long long t)
 	if (!resolves(n))
 		unresolved++;	/* made after its tty had gone */
 	fprintf(latf, "%lld\n", (t - u->t_add[u->head]) / 1000);
+	if (seqf)
+		fprintf(seqf, "%llu %lld %lld\n", u->seq[u->head],
+			u->t_add[u->head], t);
 	u->head = (u->head + 1) % QLEN;
 	u->len--;
 }
@@ -122,6 +128,7 @@ static void uevent(char *buf, size_t len, long long t)
 {
 	const char *action = NULL, *subsys = NULL, *devname = NULL;
 	unsigned int maj = 0, min = 0;
+	unsigned long long seq = 0;
 	size_t off = strnlen(buf, len) + 1;	/* "add@/devices/..." */
 	struct unit *u;
 	char *end;
@@ -141,6 +148,8 @@ static void uevent(char *buf, size_t len, long long t)
 			maj = (unsigned int)strtoul(kv + 6, NULL, 10);
 		else if (!strncmp(kv, "MINOR=", 6))
 			min = (unsigned int)strtoul(kv + 6, NULL, 10);
+		else if (!strncmp(kv, "SEQNUM=", 7))
+			seq = strtoull(kv + 7, NULL, 10);
 	}
 	if (!action || !subsys || !devname || strcmp(subsys, "tty") ||
 	    strncmp(devname, "capi/", 5))
@@ -163,6 +172,7 @@ static void uevent(char *buf, size_t len, long long t)
 		u->live = true;
 		u->dev = makedev(maj, min);
 		u->t_add[(u->head + u->len) % QLEN] = t;
+		u->seq[(u->head + u->len) % QLEN] = seq;
 		u->len++;
 	} else if (!strcmp(action, "remove")) {
 		removes++;
@@ -246,15 +256,22 @@ int main(int argc, char **argv)
 	struct pollfd pfd[2];
 	int nl, in, c, rcvbuf = 64 << 20, n;
 
-	while ((c = getopt(argc, argv, "d:")) != -1) {
-		if (c != 'd') {
-			fprintf(stderr, "usage: capi-probe [-d DEV] LATENCY-FILE\n");
-			return 2;
+	while ((c = getopt(argc, argv, "d:s:")) != -1) {
+		if (c == 'd') {
+			devdir = optarg;
+		} else if (c == 's') {
+			seqf = fopen(optarg, "w");
+			if (!seqf) {
+				perror(optarg);
+				return 1;
+			}
+		} else {
+			optind = argc;	/* usage */
+			break;
 		}
-		devdir = optarg;
 	}
 	if (optind + 1 != argc) {
-		fprintf(stderr, "usage: capi-probe [-d DEV] LATENCY-FILE\n");
+		fprintf(stderr, "usage: capi-probe [-d DEV] [-s SEQ-FILE] LATENCY-FILE\n");
 		return 2;
 	}
 	latf = fopen(argv[optind], "w");
@@ -305,6 +322,8 @@ int main(int argc, char **argv)
 		unnamed += units[n].len;
 	}
 	fclose(latf);
+	if (seqf)
+		fclose(seqf);
 	printf("probe: adds %lu removes %lu named %lu unresolved %lu unnamed %lu "
 	       "dangling %lu converge_ms %lld first_to_last_ms %lld "
 	       "overflows %lu\n",

@@ -6,7 +6,8 @@
 # kernel/port-series.sh.
 #
 # A tree is a Debian source package (LINUX_SOURCE_PKG):
-#   linux-source-6.1    Debian 12's, installed on the host (apt-get install)
+#   linux-source-6.1    Debian 12's, installed on the host (apt-get install),
+#                       else fetched into the cache by kernel/suite.sh
 #   linux-source-6.12   Debian 13's, fetched into the cache by kernel/suite.sh
 #
 # The series of linux-source-V is kernel/patches-V/series when that file
@@ -53,32 +54,33 @@ series_read() {
 
 # tree_source PKG: sets tree_tarball (the source tarball) and tree_version
 # (the Debian version of PKG); returns 1 with a message when PKG is missing.
+# The host's installed source package first (Debian 12's linux-source-6.1
+# on a Debian 12 host, Debian 13's linux-source-6.12 in a Debian 13
+# package build), else the release's own, fetched into the cache by
+# kernel/suite.sh (so make dist works on any release's host).
 tree_source() {
-	local d
-	# an installed source package first (Debian 13's, in a Debian 13
-	# package build), else the one fetched into the cache
-	case $1 in
-	linux-source-6.12)
-		[ -r "/usr/src/$1.tar.xz" ] &&
-			tree_version=$(dpkg-query -W -f='${Version}' "$1" 2>/dev/null) && {
-			tree_tarball=/usr/src/$1.tar.xz
-			return 0
-		}
-		d=$("$series_kdir/suite.sh" trixie linux 6.12 | tail -n1) || return 1
-		tree_tarball=$d/root/usr/src/$1.tar.xz
-		tree_version=$(cat "$d/version")
-		;;
-	*)
-		tree_tarball=/usr/src/$1.tar.xz
-		if [ ! -r "$tree_tarball" ]; then
-			echo "$tree_tarball not found: the kernel source package is not installed.
-  Fix: apt-get install $1" >&2
-			return 1
-		fi
+	local d suite series=${1#linux-source-}
+	tree_tarball=/usr/src/$1.tar.xz
+	if [ -r "$tree_tarball" ]; then
 		tree_version=$(dpkg-query -W -f='${Version}' "$1" 2>/dev/null) ||
 			tree_version="unknown-$(stat -c %s-%Y "$tree_tarball")"
+		return 0
+	fi
+	case $series in
+	6.1) suite=bookworm ;;
+	6.12) suite=trixie ;;
+	*)
+		echo "$1: no Debian release known to carry it" >&2
+		return 1
 		;;
 	esac
+	d=$("$series_kdir/suite.sh" "$suite" linux "$series" | tail -n1) || {
+		echo "$1 of $suite could not be fetched (above)
+  Fix: apt-get install $1, or let kernel/suite.sh reach the archive" >&2
+		return 1
+	}
+	tree_tarball=$d/root/usr/src/$1.tar.xz
+	tree_version=$(cat "$d/version")
 }
 
 # series_overlay_list: the files of kernel/capisim/, one a line, as

@@ -27,6 +27,7 @@
 #include "rules_conf.h"
 #include "source.h"
 #include "static_node.h"
+#include "timing.h"
 #include "tree.h"
 #include "uevent.h"
 #include "verify.h"
@@ -376,7 +377,8 @@ static unsigned long names_digest(const struct names *ns)
 /*
  * STATUS=: what is named now and when that last changed (the counters
  * are in the log: log_counters).  At most once a second; one held back
- * is sent by the event loop a second later.
+ * is sent by the event loop a second later.  Without a service manager
+ * to tell, the dev tree is not read for it.
  */
 static void notify_status(struct daemon *d, bool force)
 {
@@ -386,6 +388,8 @@ static void notify_status(struct daemon *d, bool force)
 	time_t t;
 	struct tm tm;
 
+	if (!notify_wanted())
+		return;
 	clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
 	if (!force && now.tv_sec == d->status_at) {
 		d->status_pending = true;
@@ -677,6 +681,7 @@ static int drain(struct daemon *d, struct source *src)
 		case SRC_EVENT:
 			if (!overtaken_remove(d, &ev))
 				handle(d, &ev);
+			timing_done(ev.seqnum);
 			break;
 		case SRC_OVERFLOW:
 			log_warn("events were lost (receive buffer full, %lu "
@@ -722,6 +727,7 @@ static int event_loop(struct daemon *d, struct source *src, int sfd)
 			return ret < 0;
 		if (!pfd[0].revents)
 			continue;
+		timing_mark(TM_WAKE);
 		/* Once per batch: events go to the dev root at its name. */
 		ret = reopen_moved(d);
 		if (ret < 0)
@@ -756,6 +762,7 @@ static int run_daemon(struct daemon *d, enum source_kind kind)
 	}
 	log_flush(true);
 	log_counters(d);
+	timing_dump();
 	notify_send("STOPPING=1");
 	src.close(&src);
 	close(sfd);

@@ -54,6 +54,13 @@ int notify_send(const char *msg)
 	return r;
 }
 
+bool notify_wanted(void)
+{
+	const char *addr = getenv("NOTIFY_SOCKET");
+
+	return addr && *addr;
+}
+
 int notify_sendf(const char *fmt, ...)
 {
 	char buf[1024];

@@ -11,6 +11,8 @@
 #ifndef CAPI_DEVD_NOTIFY_H
 #define CAPI_DEVD_NOTIFY_H
 
+#include <stdbool.h>
+
 /*
  * Send msg to $NOTIFY_SOCKET.  Returns 1 when sent, 0 when there is no
  * NOTIFY_SOCKET (not started by a service manager), -errno on failure
@@ -19,6 +21,12 @@
  * never blocks).
  */
 int notify_send(const char *msg);
+
+/*
+ * Is there a service manager to tell ($NOTIFY_SOCKET set)?  What only a
+ * message would say need not be worked out without one.
+ */
+bool notify_wanted(void);
 
 /* The same with a printf format; a message is cut at 1 KiB. */
 int notify_sendf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

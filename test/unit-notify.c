@@ -86,12 +86,15 @@ int main(void)
 
 	unsetenv("NOTIFY_SOCKET");
 	is_int(notify_send("READY=1"), 0, "no NOTIFY_SOCKET: nothing sent");
+	is_int(notify_wanted(), 0, "no NOTIFY_SOCKET: no manager to tell");
 	setenv("NOTIFY_SOCKET", "", 1);
 	is_int(notify_send("READY=1"), 0, "empty NOTIFY_SOCKET: nothing sent");
+	is_int(notify_wanted(), 0, "empty NOTIFY_SOCKET: no manager to tell");
 
 	snprintf(abs, sizeof(abs), "@capi-devd-unit-notify/%d", (int)getpid());
 	fd = listener(abs);
 	setenv("NOTIFY_SOCKET", abs, 1);
+	is_int(notify_wanted(), 1, "NOTIFY_SOCKET set: a manager to tell");
 	is_int(notify_send("READY=1"), 1, "abstract socket: sent");
 	received(fd, "READY=1", "abstract socket: READY=1 arrives whole");
 	is_int(notify_sendf("STATUS=source %s: %lu events", "kernel", 42UL), 1,

@@ -157,6 +157,8 @@ libcapi20_pkg() {
 		awk '$1 == "ii" { print $2, $3; exit }'
 }
 # release_major: 12, 13, ...; testing and unstable have no VERSION_ID: 99
+# no_symbol_mismatch: no module load was refused for a symbol version
+no_symbol_mismatch() { ! dmesg | grep -q 'disagrees about version of symbol'; }
 release_major() { (. /etc/os-release && v=${VERSION_ID:-} && v=${v%%.*} && echo "${v:-99}"); }
 systemd_version() { systemctl --version | sed -n '1s/^systemd \([0-9]*\).*/\1/p'; }
 stock_kernelcapi_again() { [ "$(modinfo -n kernelcapi 2>/dev/null)" = "$stock_kernelcapi" ]; }

@@ -4,13 +4,16 @@
 # another Debian release, as its users would build them, and kernelcapi-dkms
 # installed there so that DKMS builds the modules for that release's kernel
 #
-# Usage: test/debian/chroot-debs.sh [--force] SUITE
+# Usage: test/debian/chroot-debs.sh [--force] [--dist-inside] SUITE
 #
 #   SUITE: trixie (Debian 13), sid, or another release of the table in
 #   test/debian/suite-lib.sh (the source package needs no linux-source:
 #   its tarball carries the DKMS trees).
 #   The release tarball is made on the host (test/debian/build-debs.sh
-#   --make-orig: make dist, with the DKMS trees).  In a SUITE chroot made
+#   --make-orig: make dist, with the DKMS trees), or with --dist-inside
+#   in the chroot, as a user of SUITE with a git checkout makes it (its
+#   linux-source-6.1 and -6.12 fetched through kernel/suite.sh; the log
+#   in dist.log).  In a SUITE chroot made
 #   with mmdebstrap from the archive the host's apt already uses
 #   (kernel/suite.sh's private sources.list; nothing of SUITE touches the
 #   host): apt-get build-dep, then test/debian/build-debs.sh --orig twice,
@@ -47,10 +50,11 @@ die() { echo "test/debian/chroot-debs.sh: error: $*" >&2; exit 2; }
 # shellcheck source=test/debian/suite-lib.sh
 . "$here/suite-lib.sh"
 
-force=0 suite=""
+force=0 suite="" inside=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--force) force=1 ;;
+	--dist-inside) inside=1 ;;
 	-h|--help) sed -n '3,/^set -euo/p' "$self" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	-*) die "unknown option $1 (try --help)" ;;
 	*) suite=$1 ;;
@@ -89,7 +93,7 @@ files() {
 # what the packages are made of: not the tests, which debian/tests run
 packaged() { grep -zv -e '^\(\./\)\{0,1\}\(test\|debian/tests\|doc\|bench\)/' -e '\.md$'; }
 key=$( {
-	echo "suite $suite"
+	echo "suite $suite dist-inside $inside"
 	(cd "$top" && files | packaged | sort -z | xargs -0 sha256sum)
 	echo "script $(sha256sum <"$self")"
 	echo "build-debs $(sha256sum <"$here/build-debs.sh")"
@@ -121,12 +125,22 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/capi-chroot-debs.XXXXXX")
 trap '[ "$BASHPID" != "$$" ] || rm -rf "$work"' EXIT
 (cd "$top" && files | tar --null -T - -czf "$work/src.tar.gz" --transform 's|^\(\./\)\{0,1\}|capi-devd/|')
 version=$(sed -n 's/^AC_INIT(\[capi-devd\], \[\([^]]*\)\].*/\1/p' "$top/configure.ac")
-# the release tarball, made here (make dist needs linux-source-6.1 and
-# -6.12, which the chroot has not): the source package's .orig.tar.xz
-say "make dist (test/debian/build-debs.sh --make-orig)"
-orig=$("$here/build-debs.sh" --make-orig "$work/dist" 2>"$out/dist.err") ||
-	{ cat "$out/dist.err" >&2; die "make dist failed"; }
-cp "$orig" "$work/orig.tar.xz"
+# the release tarball (the source package's .orig.tar.xz): made here,
+# or in the chroot with --dist-inside
+dist=""
+if [ "$inside" = 0 ]; then
+	say "make dist (test/debian/build-debs.sh --make-orig)"
+	orig=$("$here/build-debs.sh" --make-orig "$work/dist" 2>"$out/dist.err") ||
+		{ cat "$out/dist.err" >&2; die "make dist failed"; }
+	cp "$orig" "$work/orig.tar.xz"
+else
+	: >"$work/orig.tar.xz"
+	# make dist needs, besides the build dependencies, git (git apply
+	# applies the series to the linux-source trees)
+	dist="apt-get install -y git
+test/debian/build-debs.sh --make-orig /build/dist >/out/dist.log 2>&1 || { cat /out/dist.log; exit 1; }
+cp /build/dist/capi-devd-$version.tar.xz /capi-devd-$version.tar.xz"
+fi
 
 # In the chroot: the build dependencies (debian/control), the two builds,
 # then the new packages installed with apt (no terminal, no network).
@@ -140,6 +154,7 @@ mkdir -p /build && cd /build
 tar -xzf /src.tar.gz
 cd capi-devd
 apt-get build-dep -y ./
+$dist
 test/debian/build-debs.sh --orig /capi-devd-$version.tar.xz /out/new
 test/debian/build-debs.sh --orig /capi-devd-$version.tar.xz --version '$version~prev1' --build any /out/old
 cd /out/new
@@ -174,7 +189,7 @@ reap_hook='for p in /proc/[0-9]*; do
 	echo "chroot-debs: left running in the chroot: ${p#/proc/} $(tr "\0" " " <"$p/cmdline")"
 	kill "${p#/proc/}" 2>/dev/null
 done; sleep 2'
-say "mmdebstrap $suite, the builds and the install (log: $out/mmdebstrap.log, $out/inside.log)"
+say "mmdebstrap $suite,$([ "$inside" = 0 ] || echo " make dist,") the builds and the install (log: $out/mmdebstrap.log, $out/inside.log)"
 if ! mmdebstrap --variant=apt \
 	--include=build-essential,dkms,linux-headers-amd64,ca-certificates \
 	--customize-hook="copy-in $work/src.tar.gz $work/inside.sh /" \

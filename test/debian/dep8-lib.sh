@@ -109,6 +109,11 @@ dep8_run() {	# dep8_run NEW OLD WORK [CONTROL [ARG...]]
 			"# figure:"*|"# pppd:"*) echo "$line" ;;
 			esac
 		done <"$DEP8_OUT/$t.log" 2>/dev/null
+		if [ -f "$DEP8_OUT/$t.skip" ]; then
+			read -r st same <"$DEP8_OUT/$t.skip"
+			check "$(dirname "$ctl")/$t where apt offers no headers: exit 77, skipped, no package changed (exit $st, $same)" \
+				test "$st $same" = "77 same" || tail -n 20 "$DEP8_OUT/$t.probe.log" | diag
+		fi
 		st=$(cat "$DEP8_OUT/$t.status" 2>/dev/null || echo none)
 		check "$(dirname "$ctl")/$t exits 0 (status $st)" test "$st" = 0 ||
 			grep -v '^ok ' "$DEP8_OUT/$t.log" 2>/dev/null | tail -n 60 | diag

@@ -7,7 +7,8 @@
 #   /run/dep8/repo/     a flat apt repository (Packages made by run.sh):
 #                       the packages under test, the version before, and
 #                       the headers of the image's kernel
-#   /run/dep8/out/      results: NAME.log, NAME.status, boots, done
+#   /run/dep8/out/      results: NAME.log, NAME.status, NAME.skip,
+#                       boots, done
 #   /run/dep8/state     the test running and its reboot mark, across reboots
 #   /run/dep8/control   (run.sh --control) the control file to run, a path
 #                       in src/; its tests are in its directory
@@ -21,7 +22,9 @@
 # kernelcapi-dkms then builds nothing until a test installs
 # linux-headers-$(uname -r) from the repository.  Then, for each test of
 # debian/tests/control in order: its Depends installed with apt-get
-# (@: the binary packages of debian/control), the test run with cwd the
+# (@: the binary packages of debian/control), a skippable test run once
+# where apt offers nothing (it must exit 77 and change no package:
+# NAME.skip), the test run with cwd the
 # source tree, AUTOPKGTEST_TMP, AUTOPKGTEST_ARTIFACTS, and the reboot
 # protocol (a test calls /tmp/autopkgtest-reboot MARK; it is run again
 # after the reboot with AUTOPKGTEST_REBOOT_MARK=MARK, its Depends not
@@ -101,23 +104,47 @@ if [ ! -f "$out/testbed" ]; then
 	echo "$r" >"$out/testbed"
 fi
 
-# deps TEST: the Depends of TEST in the control file (continuation lines
-# joined), @ replaced by the binary packages of debian/control
+# field TEST NAME: field NAME (lower case) of TEST's stanza in the
+# control file, continuation lines joined
+field() {
+	awk -v t="$1" -v want="$2" '
+		/^#/ { next }
+		/^[^[:space:]#]/ { f = $0; sub(/:.*/, "", f); f = tolower(f) }
+		/^$/ { if (hit) exit; tests = ""; val = "" }
+		f == "tests" { v = $0; sub(/^[Tt]ests:/, "", v); tests = tests " " v }
+		f == want { v = $0; sub(/^[^:]*:/, "", v); val = val " " v }
+		{ if (index(" " tests " ", " " t " ")) hit = 1 }
+		END { if (hit) print val }' "$ctl"
+}
+# deps TEST: the Depends of TEST, @ replaced by the binary packages of
+# debian/control
 deps() {
 	local bins
 	bins=$(sed -n 's/^Package:[[:space:]]*//p' "$share/src/debian/control" | tr '\n' ' ')
-	awk -v t="$1" '
-		/^#/ { next }
-		/^[^[:space:]#]/ { f = $0; sub(/:.*/, "", f); f = tolower(f) }
-		/^$/ { if (hit) exit; tests = ""; dep = "" }
-		f == "tests" { v = $0; sub(/^[Tt]ests:/, "", v); tests = tests " " v }
-		f == "depends" { v = $0; sub(/^[Dd]epends:/, "", v); dep = dep " " v }
-		{ if (index(" " tests " ", " " t " ")) hit = 1 }
-		END { if (hit) print dep }' "$ctl" |
+	field "$1" depends |
 		tr ',' '\n' | sed 's/^[[:space:]]*//; s/[[:space:]]*$//; /^$/d' |
 		while read -r d; do
 			if [ "$d" = @ ]; then echo "$bins"; else echo "$d"; fi
 		done | tr '\n' ' '
+}
+# skip_probe TEST: a skippable TEST run first as on a testbed whose apt
+# offers nothing (an APT_CONFIG with no sources: no kernel headers to be
+# had); OUT/TEST.skip gets its exit status and whether the installed
+# packages stayed as they were ("same" or "changed")
+skip_probe() {
+	local a=/tmp/apt-offers-nothing before after rc
+	mkdir -p "$a/lists/partial" "$a/cache/archives/partial"
+	printf '%s\n' 'Dir::Etc::sourcelist "/dev/null";' \
+		"Dir::Etc::sourceparts \"$a/none\";" "Dir::State::lists \"$a/lists/\";" \
+		"Dir::Cache \"$a/cache/\";" >"$a/apt.conf"
+	before=$(dpkg-query -W -f='${Package} ${Version} ${db:Status-Abbrev}\n' 2>/dev/null)
+	echo "=== $1 where apt offers nothing (APT_CONFIG=$a/apt.conf) at $(date -u +%T)" >>"$out/$1.probe.log"
+	(cd "$share/src" && APT_CONFIG=$a/apt.conf AUTOPKGTEST_TMP=$tmp ADTTMP=$tmp \
+		AUTOPKGTEST_ARTIFACTS="$out/$1.artifacts" bash "$tdir/$1") >>"$out/$1.probe.log" 2>&1
+	rc=$?
+	after=$(dpkg-query -W -f='${Package} ${Version} ${db:Status-Abbrev}\n' 2>/dev/null)
+	echo "$rc $([ "$before" = "$after" ] && echo same || echo changed)" >"$out/$1.skip"
+	rm -rf "$a"
 }
 for t in $tests; do
 	[ -f "$out/$t.status" ] && continue
@@ -143,6 +170,9 @@ for t in $tests; do
 			echo deps >"$out/$t.status"
 			continue
 		fi
+		case " $(field "$t" restrictions | tr ',' ' ') " in
+		*" skippable "*) skip_probe "$t" ;;
+		esac
 	fi
 	echo "=== $t${mark:+ (after reboot, mark $mark)} at $(date -u +%T)" >>"$out/$t.log"
 	(cd "$share/src" && AUTOPKGTEST_TMP=$tmp ADTTMP=$tmp \

@@ -50,7 +50,8 @@ suite_host_archives() {
 }
 
 # suite_sources SUITE: one-line apt sources for SUITE: each of the host's
-# archives of its own release (VERSION_CODENAME of /etc/os-release), the
+# archives of its own release (VERSION_CODENAME of /etc/os-release; sid
+# on a host whose sources name sid), the
 # codename replaced by SUITE's (bookworm -> trixie, bookworm-updates ->
 # trixie-updates, bookworm-security -> trixie-security), only the pockets
 # SUITE has; for SUITE-backports, SUITE's and SUITE-backports from the
@@ -59,6 +60,8 @@ suite_sources() {
 	local suite=$1 base=${1%-backports} bp="" host pockets
 	[ "$base" = "$suite" ] || bp=1
 	host=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+	# sid's os-release names the release to come; its sources say sid
+	suite_host_archives | awk '{ print $2 }' | grep -qx sid && host=sid
 	[ -n "$host" ] || { echo "no VERSION_CODENAME in /etc/os-release" >&2; return 1; }
 	pockets=$(suite_field "$suite" pockets) || { echo "$suite is not in the table of test/debian/suite-lib.sh" >&2; return 1; }
 	suite_host_archives | awk -v host="$host" -v base="$base" -v bp="$bp" \

@@ -10,7 +10,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
 # shellcheck source=test/tap.sh
 . "$here/../tap.sh"
-: "${CAPI_DEVD:?run through make check}" "${CAPI_CALL:?}" "${CAPI_PROBE:?}"
+: "${CAPI_DEVD:?run through make check}" "${CAPI_CALL:?}" "${CAPI_PROBE:?}" \
+	"${CAPI_DEVD_TIMED:?}"
 out=$(mktemp -d "${TMPDIR:-/tmp}/bench-smoke.XXXXXX")
 trap '[ "$BASHPID" != "$$" ] || rm -rf "$out"' EXIT
 
@@ -37,6 +38,14 @@ table_printed() {
 }
 check "vm-bench prints the table of the three namers" table_printed
 check "vm-bench writes the latency CDF as a PNG" png_written
+breakdown_printed() {	# every stage, and events joined
+	local st
+	for st in total asleep queued recv parse tree seen; do
+		grep -Eq "^$st +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+\$" "$out/stdout" || return 1
+	done
+	grep -Eq '^ [1-9][0-9]* of [0-9]+ timed events joined' "$out/stdout"
+}
+check "vm-bench prints where a capi-devd event's time goes" breakdown_printed
 check "vm-bench ends with the summary line: $(tail -n1 "$out/stdout")" \
 	grep -Eqx 'vm-bench: p99 capi-devd/udevd [0-9.]+, lost 0, private_dirty_kib [0-9]+, rss_kib [0-9]+' \
 	<(tail -n1 "$out/stdout")

@@ -157,9 +157,10 @@ tty_dev() {	# tty_dev N -> "MAJ:MIN"
 resolves_to() {	# resolves_to PATH MAJ:MIN
 	[ "$(stat -L -c '%F %Hr:%Lr' "$1" 2>/dev/null)" = "character special file $2" ]
 }
-perms_ok() {	# perms_ok PATH: root, dialout, 0660
-	[ "$(stat -L -c '%U %G %a' "$1" 2>/dev/null)" = "root dialout 660" ]
-}
+# perms_ok PATH: owner, group and mode as PERMS says (the shipped
+# configuration's root, dialout, 0660 unless a scenario changed it)
+PERMS="root dialout 660"
+perms_ok() { [ "$(stat -L -c '%U %G %a' "$1" 2>/dev/null)" = "$PERMS" ]; }
 
 # client_run DESC CMD...: one test for a test client's own TAP (capi-call,
 # capisim-smoke, ...): it passes when CMD exits 0, with the count of the

@@ -227,4 +227,44 @@ scenario_18() {
 	check "capi-devd is back" systemctl -q is-active capi-devd.service
 }
 
-run_scenarios 1 10 4 5 7 9 13 18 30 31 32 33 15 16
+scenario_35() {
+	scenario "35 one configuration (udevd)"
+	# Scenario 34's change with udevd: a copy of 50-capi.rules in
+	# /etc/udev/rules.d with group tty, mode 0640, udevd's rules and
+	# capi-devd reloaded.  The control device (a change event), the ttys
+	# of new calls and the static /dev/capi20 at udevd's start get them,
+	# and every name of the contract leads to them; the copy removed,
+	# dialout 0660 again.
+	local rules=/etc/udev/rules.d/50-capi.rules
+	reload_all() {
+		udevadm control --reload
+		systemctl reload capi-devd.service
+		udevadm trigger --action=change --settle /sys/class/capi/capi20
+	}
+	sed -e 's/GROUP="dialout"/GROUP="tty"/' -e 's/MODE="0660"/MODE="0640"/' \
+		/lib/udev/rules.d/50-capi.rules >"$rules"
+	reload_all
+	PERMS="root tty 640"
+	calls_up 2
+	settle
+	contract "rules group tty, mode 0640, udevd and capi-devd reloaded, 2 new calls"
+	check "capi-devd logged where they came from" \
+		journal_has "group tty, mode 0640 now ($rules)"
+	calls_down
+	settle
+	chown root:root /dev/capi20
+	chmod 0600 /dev/capi20
+	systemctl restart systemd-udevd.service
+	check "udevd's start gave the static /dev/capi20 (root:root 0600) group tty, mode 0640" \
+		wait_for 10 static_is "root tty 640" || stat -c '%U %G %a' /dev/capi20 2>&1 | diag
+	rm "$rules"
+	reload_all
+	PERMS="root dialout 660"
+	calls_up 1
+	settle
+	contract "the copy removed, reloaded, a new call: dialout 0660 again"
+	calls_down
+	settle
+}
+
+run_scenarios 1 10 4 5 7 9 13 18 35 30 31 32 33 15 16
