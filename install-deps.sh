@@ -20,7 +20,7 @@ dkms
 ppp iproute2 iputils-ping
 busybox gnuplot-nox strace acl
 dpkg-dev debhelper dh-dkms fakeroot lintian piuparts mmdebstrap qemu-utils e2fsprogs
-autopkgtest vmdb2
+autopkgtest autodep8 vmdb2
 "
 case ${1:-} in
 '') ;;

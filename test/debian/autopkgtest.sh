@@ -26,7 +26,8 @@
 # drops the one and makes the other -cpu max.
 #
 # TAP: the build, the image, then one result per test of
-# debian/tests/control from autopkgtest's summary; each test's own checks
+# debian/tests/control from autopkgtest's summary, and autodep8's
+# dkms-autopkgtest (Testsuite: autopkgtest-pkg-dkms); each test's own checks
 # (its stdout) are counted in a diagnostic.  make check-world
 # (test/bookworm-autopkgtest.sh, test/trixie-autopkgtest.sh).
 set -u
@@ -39,7 +40,7 @@ suite=${1:?usage: test/debian/autopkgtest.sh SUITE}
 # shellcheck source=test/debian/suite-lib.sh
 . "$TESTDIR/debian/suite-lib.sh"
 dep8_start "autopkgtest-$suite" autopkgtest:autopkgtest autopkgtest-build-qemu:autopkgtest vmdb2:vmdb2 \
-	partx:util-linux qemu-system-x86_64:qemu-system-x86 mmdebstrap:mmdebstrap
+	partx:util-linux qemu-system-x86_64:qemu-system-x86 mmdebstrap:mmdebstrap autodep8:autodep8
 
 # ---------------------------------------------------------------- build
 dep8_debs "$suite" "$work" "@V@"
@@ -159,6 +160,12 @@ for t in $(sed -n 's/^Tests: *//p' "$DEP8_TOP/debian/tests/control"); do
 	check "autopkgtest: $t $v (its $n checks ok, $(grep -c '^not ok ' "$work/out/$t-stdout" 2>/dev/null) not ok)" \
 		test "$v" = PASS || grep -E '^not ok|^# ' "$work/out/$t-stdout" | head -n 30 | diag
 done
+# Testsuite: autopkgtest-pkg-dkms in debian/control: autopkgtest adds
+# autodep8's DKMS test (dkms-autopkgtest: the module built for every
+# installed kernel)
+v=$(awk '$1 == "dkms-autopkgtest" { print $2 }' "$work/out/summary" 2>/dev/null)
+check "autopkgtest: autodep8's dkms-autopkgtest ${v:-did not run}" test "$v" = PASS ||
+	tail -n 30 "$work/out/dkms-autopkgtest-stdout" "$work/out/dkms-autopkgtest-stderr" 2>/dev/null | diag
 grep -m1 -o 'testbed running kernel: .*' "$work/log" | diag
 diag "figure: test/debian/autopkgtest.sh $suite: $(dep8_secs "$T0") s in all"
 done_testing
