@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # check.sh - install what is needed, build, and run every test in one
 # make -j (make check-ci, one test list that make schedules on the CPUs):
-# make check's tests (QEMU scenarios included), make check-debian13's (the
-# series on Debian 13's linux-source-6.12, and debian/tests booted on
-# Debian 13's own kernel and userspace; --no-debian13 leaves them out),
+# make check's tests (QEMU scenarios included), make check-debian13's but
+# its DEP-8 boot (the series on Debian 13's linux-source-6.12, its
+# baseline, the packages built and installed in Debian 13; --no-debian13
+# leaves them out; the boot is in make check-world),
 # make distcheck with ASan and UBSan (test/distcheck.sh: its make check
 # is the sanitizer run of the host tests, which run only there) and the
 # six fuzzers (CAPI_FUZZ_SECONDS each, default 60).  Run as root on
@@ -275,9 +276,9 @@ phase "autoreconf, configure, build" eval 'autoreconf -fi >/dev/null &&
 cd "$top/build"
 
 # Everything in one make (make check-ci: one test list, one -j, one
-# test-suite.log; issue 29): make check's tests, check-debian13's, the
-# sanitizer run (test/distcheck.sh) and the fuzzers; make plans the two
-# cores.  CAPI_CHECK_JOBS tests at once (default CPUs + 1: the TCG guests
+# test-suite.log; issue 29): make check's tests, check-debian13's (but
+# its DEP-8 boot), the sanitizer run (test/distcheck.sh) and the fuzzers;
+# make plans the two cores.  CAPI_CHECK_JOBS tests at once (default CPUs + 1: the TCG guests
 # are single-threaded and wait for their guests' I/O).
 t_start=$(date +%s)
 jobs=${CAPI_CHECK_JOBS:-$(( $(nproc) + 1 ))}
@@ -287,7 +288,7 @@ if [ $debian13 = 1 ]; then
 	check_name="make -j$jobs check-ci (all of CI)"
 else
 	check_name="make -j$jobs check-ci (no Debian 13)"
-	ci_args+=(capi_ci_debian13_first= capi_ci_debian13=)
+	ci_args+=(capi_ci_debian13=)
 fi
 make -s print-ci-tests "${ci_args[@]}" | tail -n1 >"$progress/tests"
 make_check() { make -j"$jobs" check-ci "${ci_args[@]}" 2>&1 | tee check.out; }

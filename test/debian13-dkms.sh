@@ -57,6 +57,19 @@ done
 check "kernelcapi.ko's version is the 6.12 tree's (6.12.*-capi.*)" \
 	grep -Eq '/kernelcapi\.ko[^ ]* .* 6\.12\.[0-9]+-capi\.' "$o/modinfo"
 cat "$o/modinfo" | diag
+# Debian 13's systemd (257) and udev read what the package installed:
+# the unit as built there is Type=notify-reload without ExecReload=
+# (rules/mkunit.sh, systemd 253 on), and both verify clean.  The reload
+# itself runs booted, in debian/tests/lifecycle (test/debian13-dep8.sh,
+# make check-world; Debian 12's Type=notify in make check-ci).
+diag <"$o/unit"
+check "the unit built in Debian 13 is Type=notify-reload, without ExecReload=" \
+	test "$(grep -E '^(Type|ExecReload)=' "$o/unit")" = "Type=notify-reload"
+check "Debian 13's systemd-analyze verify of the installed unit: exit 0, no warning" \
+	test "$(cat "$o/verify-unit")" = "exit 0" || diag <"$o/verify-unit"
+check "Debian 13's udevadm verify of the installed 50-capi.rules: exit 0" \
+	test "$(tail -n1 "$o/verify-rules")" = "exit 0" || diag <"$o/verify-rules"
+diag <"$o/verify-rules"
 # A kernel after the 7.x series built and booted: DKMS skips it, and the
 # kernel's install goes on (the hook that linux-image's postinst runs
 # exits 0), saying so in one line.

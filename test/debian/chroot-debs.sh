@@ -27,7 +27,10 @@
 #     $CAPI_DEVD_CACHE/debs/SUITE-KEY/
 #       new/  old/    the .debs (and .changes, .buildinfo, build.log)
 #       inside.log    the chroot's log; gcc, usr-src, dkms-status,
-#                     modules, modinfo: what the install left; no-tree:
+#                     modules, modinfo: what the install left; unit,
+#                     verify-unit, verify-rules: the installed unit and
+#                     the release's systemd-analyze verify and udevadm
+#                     verify of it and of 50-capi.rules; no-tree:
 #                     the kernel postinst hook of DKMS for a kernel of
 #                     no tree (7.99.0-1-amd64), its output and exit
 #       abi           the ABI of SUITE's linux-image-amd64 (where the
@@ -166,6 +169,17 @@ for m in \$(cat /out/modules); do
 done >/out/modinfo
 { ls /usr/src/; ls -d /usr/src/capisim-*/linux-* || true; } >/out/usr-src
 gcc --version | head -n1 >/out/gcc
+# the release's systemd and udev read the unit and the rules as built
+# there (Type=notify-reload from systemd 253 on): their verdicts, with
+# their exit status last
+apt-get install -y systemd udev >/out/systemd-install.log 2>&1 || true
+unit=\$(dpkg -L capi-devd | grep '/capi-devd\\.service\$' | head -n1)
+rules=\$(dpkg -L capi-devd | grep '/rules\\.d/50-capi\\.rules\$' | head -n1)
+{ echo "unit \$unit"; systemctl --version | head -n1; grep -E '^(Type|ExecReload)=' "\$unit" || true; } >/out/unit
+r=0; systemd-analyze verify --man=no "\$unit" >/out/verify-unit 2>&1 || r=\$?
+echo "exit \$r" >>/out/verify-unit
+r=0; udevadm verify "\$rules" >/out/verify-rules 2>&1 || r=\$?
+echo "exit \$r" >>/out/verify-rules
 # a kernel of no tree (7.99: after the 7.x series the package was built
 # and booted on), its headers there as a newer kernel's would be: the
 # hook that its linux-image's postinst runs, what a user sees and its
