@@ -22,6 +22,14 @@
 #   dist-hook runs this into the tarball's kernel/dkms/src/; nothing of it
 #   is committed.  Prints OUTDIR.
 #
+#   The trees are made once per key in $CAPI_DEVD_CACHE/dkms-dist/trees-KEY/
+#   and copied from there: KEY hashes this script, kernel/series.sh,
+#   mksrc.sh and what mksrc.sh --print-version hashes for each tree (its
+#   patches, capisim's files, Kbuild, dkms.conf.in, the 7.x extras and the
+#   linux-source version).  A CI run makes dist four times (make
+#   distcheck twice, the Debian 12 and 13 package builds), and the trees
+#   took about 50 s of CPU each (issue 41).  The two newest keys are kept.
+#
 # Environment: CAPI_DEVD_CACHE (kernel/suite.sh).
 set -euo pipefail
 export LC_ALL=C
@@ -39,13 +47,34 @@ out=$1
 if [ -e "$out" ] && [ -n "$(ls -A "$out" 2>/dev/null)" ]; then
 	die "$out exists and is not empty"
 fi
+say() { echo "[mkdist] $*" >&2; }
 # shellcheck source=kernel/series.sh
 . "$kdir/series.sh"
+# shellcheck source=test/debian/suite-lib.sh
+. "$kdir/../test/debian/suite-lib.sh"
 mapfile -t hdrs < <(grep -v '^#' "$here/linux-7/headers")
+
+suite_cache
+key=$( {
+	cat "$self" "$kdir/series.sh" "$here/mksrc.sh"
+	LINUX_SOURCE_PKG=linux-source-6.1 "$here/mksrc.sh" --print-version
+	LINUX_SOURCE_PKG=linux-source-6.12 "$here/mksrc.sh" --print-version
+	LINUX_SOURCE_PKG=linux-source-6.12 "$here/mksrc.sh" --tree 7 --print-version
+} | sha256sum | cut -c1-16) || die "cannot hash the trees' inputs (above)"
+dc="$cache/dkms-dist"
+kept="$dc/trees-$key"
+suite_lock "$dc" kernel/dkms/mkdist.sh
+mkdir -p "$out"
+if [ -f "$kept/.done" ]; then
+	say "the trees of key $key from the cache ($kept)"
+	cp -a "$kept/." "$out/"
+	rm -f "$out/.done"
+	echo "$out"
+	exit 0
+fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/capi-mkdist.XXXXXX")
 trap '[ "$BASHPID" != "$$" ] || rm -rf "$tmp"' EXIT
-mkdir -p "$out"
 for v in 6.1 6.12; do
 	pkg=linux-source-$v
 	tree_source "$pkg" || die "no $pkg (above)"
@@ -71,4 +100,9 @@ for v in 6.1 6.12; do
 		grep -q '^  68 char' "$out/devices.txt" || die "no 68 char block in devices.txt of $pkg"
 	fi
 done
+rm -rf "$kept.tmp" "$kept"
+if ! { cp -a "$out" "$kept.tmp" && touch "$kept.tmp/.done" && mv "$kept.tmp" "$kept"; }; then
+	die "cannot keep the trees in $kept"
+fi
+suite_keep "$dc" trees
 echo "$out"
