@@ -1069,9 +1069,14 @@ static void sim_show(uint32_t ncci)
 /*
  * How a good stream writes: writes of 1 to @maxw bytes; every @gap_ms to
  * @gap_ms + @spread_ms, 1 to @refusals of its DATA_B3_REQs refused
- * (capisim's sendqueuefull).  Refusals faster than the minor's retries,
- * which back off up to 1 s, would stop the stream for good, as behind a
- * controller that never takes data again.
+ * (capisim's sendqueuefull), but only once some of the echo came back
+ * since the last refusal.  The minor retries a refused request after a
+ * delay that doubles up to 1 s (patch 9); once the writer waits for the
+ * output to drain, nothing but that retry sends, and refusals re-armed
+ * on a clock faster than 1 s would meet every retry, for good, as behind
+ * a controller that never takes data again: the test's starvation, not
+ * the kernel's.  While the stream flows the echo comes back all the time,
+ * so the refusals keep their pace.
  */
 struct stream_shape {
 	unsigned int maxw, gap_ms, spread_ms, refusals;
@@ -1098,6 +1103,7 @@ static int good_stream(struct app *a, int unit, uint32_t ncci,
 	size_t sent = 0, got = 0, ends[MAX_INFLIGHT];
 	unsigned int w = 0, done = 0;	/* writes made, writes echoed */
 	long long idle = now_ms(), t_fault = 0;
+	bool refused = false;	/* no echo since the last refusal */
 	struct termios t;
 	struct pollfd p;
 	char path[32];
@@ -1112,9 +1118,10 @@ static int good_stream(struct app *a, int unit, uint32_t ncci,
 	tcsetattr(fd, TCSANOW, &t);
 	while (got < total && now_ms() - idle < bound * 1000LL) {
 		app_pump(a, 0);
-		if (now_ms() >= t_fault) {
+		if (now_ms() >= t_fault && !refused) {
 			dbg_write(dbg, "sendqueuefull", "0x%x %u", ncci,
 				  1 + below(r, sh_->refusals));
+			refused = true;
 			t_fault = now_ms() + sh_->gap_ms + below(r, sh_->spread_ms);
 		}
 		p.fd = fd;
@@ -1150,6 +1157,7 @@ static int good_stream(struct app *a, int unit, uint32_t ncci,
 					return 1;
 				}
 				got += n;
+				refused = false;
 				while (done < w &&
 				       ends[done % MAX_INFLIGHT] <= got)
 					done++;
