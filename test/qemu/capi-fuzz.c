@@ -1084,8 +1084,10 @@ struct stream_shape {
 static const struct stream_shape fuzz_shape = { 1024, 100, 300, 2 };
 /*
  * Many small DATA_B3_REQs queued on the minor; one or two refused every
- * 80-120 ms, so that a retry (20 ms, then 40) is refused too now and then
- * while the writer sends the next ones.
+ * 80-120 ms (once some echo came back, which on a flowing stream it has:
+ * the refusal_tally below says how often it had not), so that a retry
+ * (20 ms, then 40) is refused too now and then while the writer sends
+ * the next ones.
  */
 static const struct stream_shape reorder_shape = { 64, 80, 40, 2 };
 #define REORDER_BYTES	(4 * 1024 * 1024)
