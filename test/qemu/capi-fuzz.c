@@ -1069,9 +1069,14 @@ static void sim_show(uint32_t ncci)
 /*
  * How a good stream writes: writes of 1 to @maxw bytes; every @gap_ms to
  * @gap_ms + @spread_ms, 1 to @refusals of its DATA_B3_REQs refused
- * (capisim's sendqueuefull).  Refusals faster than the minor's retries,
- * which back off up to 1 s, would stop the stream for good, as behind a
- * controller that never takes data again.
+ * (capisim's sendqueuefull), but only once some of the echo came back
+ * since the last refusal.  The minor retries a refused request after a
+ * delay that doubles up to 1 s (patch 9); once the writer waits for the
+ * output to drain, nothing but that retry sends, and refusals re-armed
+ * on a clock faster than 1 s would meet every retry, for good, as behind
+ * a controller that never takes data again: the test's starvation, not
+ * the kernel's.  While the stream flows the echo comes back all the time,
+ * so the refusals keep their pace.
  */
 struct stream_shape {
 	unsigned int maxw, gap_ms, spread_ms, refusals;
@@ -1079,11 +1084,24 @@ struct stream_shape {
 static const struct stream_shape fuzz_shape = { 1024, 100, 300, 2 };
 /*
  * Many small DATA_B3_REQs queued on the minor; one or two refused every
- * 80-120 ms, so that a retry (20 ms, then 40) is refused too now and then
- * while the writer sends the next ones.
+ * 80-120 ms (once some echo came back, which on a flowing stream it has:
+ * the refusal_tally below says how often it had not), so that a retry
+ * (20 ms, then 40) is refused too now and then while the writer sends
+ * the next ones.
  */
 static const struct stream_shape reorder_shape = { 64, 80, 40, 2 };
 #define REORDER_BYTES	(4 * 1024 * 1024)
+
+/*
+ * The refusals a good stream armed, and those that waited for the echo
+ * first (and how long in all): the reorder test's pace of refusals is its
+ * chance to catch finding 3, and these figures show what the wait for the
+ * echo took from it.
+ */
+struct refusal_tally {
+	unsigned long armed, waited;
+	long long waited_ms;
+};
 
 /*
  * Write @total bytes in raw mode to the tty of @unit, shaped by @sh_, and
@@ -1092,12 +1110,14 @@ static const struct stream_shape reorder_shape = { 64, 80, 40, 2 };
  */
 static int good_stream(struct app *a, int unit, uint32_t ncci,
 		       const struct stream_shape *sh_, size_t total,
-		       struct rng *r)
+		       struct rng *r, struct refusal_tally *tally)
 {
 	unsigned char out[1024], in[2048], want[2048];
 	size_t sent = 0, got = 0, ends[MAX_INFLIGHT];
 	unsigned int w = 0, done = 0;	/* writes made, writes echoed */
 	long long idle = now_ms(), t_fault = 0;
+	bool refused = false;	/* no echo since the last refusal */
+	long long t_wait = 0;	/* a refusal due since then, waiting */
 	struct termios t;
 	struct pollfd p;
 	char path[32];
@@ -1112,9 +1132,18 @@ static int good_stream(struct app *a, int unit, uint32_t ncci,
 	tcsetattr(fd, TCSANOW, &t);
 	while (got < total && now_ms() - idle < bound * 1000LL) {
 		app_pump(a, 0);
-		if (now_ms() >= t_fault) {
+		if (now_ms() >= t_fault && refused && !t_wait)
+			t_wait = now_ms();
+		if (now_ms() >= t_fault && !refused) {
 			dbg_write(dbg, "sendqueuefull", "0x%x %u", ncci,
 				  1 + below(r, sh_->refusals));
+			refused = true;
+			tally->armed++;
+			if (t_wait) {
+				tally->waited++;
+				tally->waited_ms += now_ms() - t_wait;
+				t_wait = 0;
+			}
 			t_fault = now_ms() + sh_->gap_ms + below(r, sh_->spread_ms);
 		}
 		p.fd = fd;
@@ -1150,6 +1179,7 @@ static int good_stream(struct app *a, int unit, uint32_t ncci,
 					return 1;
 				}
 				got += n;
+				refused = false;
 				while (done < w &&
 				       ends[done % MAX_INFLIGHT] <= got)
 					done++;
@@ -1173,6 +1203,9 @@ static int good_stream(struct app *a, int unit, uint32_t ncci,
 	return got == total ? 0 : 2;
 }
 
+/* the good thread's refusals; read once it has been joined */
+static struct refusal_tally good_tally;
+
 static void *good_thread(void *arg)
 {
 	struct app *a = arg;
@@ -1188,7 +1221,8 @@ static void *good_thread(void *arg)
 	atomic_store(&sh->good_ncci, ncci);
 	atomic_store(&sh->good_unit, unit);
 	while (!atomic_load(&a->stop)) {
-		rc = good_stream(a, unit, ncci, &fuzz_shape, GOOD_BYTES, &r);
+		rc = good_stream(a, unit, ncci, &fuzz_shape, GOOD_BYTES, &r,
+				 &good_tally);
 		if (rc == 0)
 			atomic_fetch_add(&sh->good_streams, 1);
 		if (rc == 1) {
@@ -1277,6 +1311,8 @@ static int run_fuzz(void)
 	diag("%.1f s, %d processes x %d threads; the good call echoed %ld x %d bytes intact",
 	     (now_ms() - t0) / 1000.0, nprocs, nthreads,
 	     atomic_load(&sh->good_streams), GOOD_BYTES);
+	diag("  its refusals: %lu, %lu of them after waiting for the echo (%lld ms in all)",
+	     good_tally.armed, good_tally.waited, good_tally.waited_ms);
 	for (i = 0; i < NOPS_KIND; i++)
 		diag("  %-12s %ld", op_table[i].name,
 		     atomic_load(&sh->per_op[i]));
@@ -1489,6 +1525,7 @@ static void directed_reorder(void)
 {
 	struct app a;
 	struct rng r = { seed };
+	struct refusal_tally tally = { 0 };
 	uint32_t ncci;
 	int fd, unit, rc;
 
@@ -1498,7 +1535,10 @@ static void directed_reorder(void)
 		return;
 	}
 	close(fd);
-	rc = good_stream(&a, unit, ncci, &reorder_shape, REORDER_BYTES, &r);
+	rc = good_stream(&a, unit, ncci, &reorder_shape, REORDER_BYTES, &r,
+			 &tally);
+	diag("refusals: %lu, %lu of them after waiting for the echo (%lld ms in all)",
+	     tally.armed, tally.waited, tally.waited_ms);
 	check(rc == 0, "%d KiB written under send-queue-full come back in order (%s)",
 	      REORDER_BYTES / 1024,
 	      rc == 1 ? "differ" : rc == 2 ? "stopped" : "intact");
