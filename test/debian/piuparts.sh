@@ -63,6 +63,10 @@ exec 8>&-
 extra=()
 [ -z "$security" ] || extra=(--extra-repo "deb $security $suite-security main")
 debs=$(ls "$dir"/capi-devd_*.deb "$dir"/kernelcapi-dkms_*.deb)
+# piuparts runs the chroot's commands with its own environment: a TMPDIR
+# of the caller's (a directory the chroot has not) made mktemp, and so
+# DKMS in kernelcapi-dkms's postinst, fail there.  Its own scratch
+# directory is then under /tmp.
 # shellcheck disable=SC2086
-piuparts --basetgz "$base" --distribution "$suite" --mirror "$mirror main" "${extra[@]}" \
+env -u TMPDIR piuparts --basetgz "$base" --distribution "$suite" --mirror "$mirror main" "${extra[@]}" \
 	--no-upgrade-test --warn-on-others $debs
