@@ -68,7 +68,7 @@ check "the unit built in Debian 13 is Type=notify-reload, without ExecReload=" \
 check "Debian 13's systemd-analyze verify of the installed unit: exit 0, no warning" \
 	test "$(cat "$o/verify-unit")" = "exit 0" || diag <"$o/verify-unit"
 check "Debian 13's udevadm verify of the installed 50-capi.rules: exit 0" \
-	test "$(tail -n1 "$o/verify-rules")" = "exit 0" || diag <"$o/verify-rules"
+	test "$(tail -n1 "$o/verify-rules")" = "exit 0"
 diag <"$o/verify-rules"
 # A kernel after the 7.x series built and booted: DKMS skips it, and the
 # kernel's install goes on (the hook that linux-image's postinst runs

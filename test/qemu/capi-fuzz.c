@@ -1132,9 +1132,10 @@ static int good_stream(struct app *a, int unit, uint32_t ncci,
 	tcsetattr(fd, TCSANOW, &t);
 	while (got < total && now_ms() - idle < bound * 1000LL) {
 		app_pump(a, 0);
-		if (now_ms() >= t_fault && refused && !t_wait)
-			t_wait = now_ms();
-		if (now_ms() >= t_fault && !refused) {
+		if (now_ms() >= t_fault && refused) {
+			if (!t_wait)
+				t_wait = now_ms();
+		} else if (now_ms() >= t_fault) {
 			dbg_write(dbg, "sendqueuefull", "0x%x %u", ncci,
 				  1 + below(r, sh_->refusals));
 			refused = true;
